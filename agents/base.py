@@ -1,0 +1,115 @@
+"""The agent protocol: everything that acts is fitted on demonstrations and gives action probabilities.
+
+An agent models one actor (a country): ``fit`` it on that country's demonstrations, then ask
+``action_probs(obs, mask)`` for a batch of observations. Masks come from the env
+(``info["action_mask"]``); probabilities of masked actions are zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from envs.legislative.demonstrations import Demonstration
+from envs.legislative.spaces import ObservationLayout
+
+__all__ = ["Agent", "BaseAgent", "apply_mask", "stack_demonstrations"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the harness needs from an agent."""
+
+    name: str
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> Agent:
+        """Learn from one country's demonstrations; returns self."""
+        ...
+
+    def action_probs(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Probabilities of each action, (N, d) observations → (N, A), rows sum to 1."""
+        ...
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray | None = None, *, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """Actions for a batch, shape (N,): sampled when ``rng`` is given, else the most likely."""
+        ...
+
+
+def apply_mask(probs: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """Zero out masked actions and renormalise; rows with no mass become uniform over valid ones.
+
+    Args:
+        probs: shape (N, A), non-negative.
+        mask: shape (N, A) or (A,) bool, or None for "all valid".
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    if mask is None:
+        valid = np.ones_like(probs, dtype=bool)
+    else:
+        valid = np.broadcast_to(np.asarray(mask, dtype=bool), probs.shape)
+    masked = np.where(valid, probs, 0.0)
+    total = masked.sum(axis=1, keepdims=True)
+    uniform = valid / np.maximum(valid.sum(axis=1, keepdims=True), 1)
+    return np.where(total > 0, masked / np.where(total > 0, total, 1.0), uniform)
+
+
+def stack_demonstrations(
+    demonstrations: Sequence[Demonstration],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All decision points of some demonstrations: obs (N, d), actions (N,), masks (N, A)."""
+    if not demonstrations:
+        raise ValueError("no demonstrations to fit on")
+    obs = np.concatenate([d.obs[:-1] for d in demonstrations])
+    acts = np.concatenate([d.acts for d in demonstrations])
+    masks = np.concatenate([d.masks for d in demonstrations])
+    return obs, acts, masks
+
+
+class BaseAgent:
+    """Shared behaviour: ``act`` from ``action_probs``, a name, the observation layout.
+
+    Subclasses implement ``fit`` and ``_probs(obs) -> (N, A)``; masking is applied here.
+
+    Args:
+        n_actions: number of actions A.
+        layout: names of the observation dimensions (needed by agents that read named ones).
+    """
+
+    name = "agent"
+
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None) -> None:
+        if n_actions < 1:
+            raise ValueError(f"n_actions must be ≥ 1, got {n_actions}")
+        self.n_actions = n_actions
+        self.layout = layout
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> BaseAgent:
+        """Default: nothing to learn."""
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def action_probs(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Probabilities of each action, (N, d) → (N, A); masked actions get zero."""
+        obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
+        return apply_mask(self._probs(obs), mask)
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray | None = None, *, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """Most likely actions, or actions sampled with ``rng``; shape (N,)."""
+        probs = self.action_probs(obs, mask)
+        if rng is None:
+            return probs.argmax(axis=1)
+        draws = rng.random(len(probs))[:, None]
+        return np.minimum((draws > np.cumsum(probs, axis=1)).sum(axis=1), probs.shape[1] - 1)
+
+    def _require_layout(self) -> ObservationLayout:
+        if self.layout is None:
+            raise ValueError(f"{type(self).__name__} needs the env's observation layout (layout=…)")
+        return self.layout

@@ -1,0 +1,239 @@
+"""Simple baselines every model of behaviour must beat.
+
+All are fitted per country. Probabilities are smoothed so that log-loss stays finite.
+
+=====================  ==================================================================
+agent                  predicts
+=====================  ==================================================================
+RandomAgent            uniform over the valid actions
+AlwaysYesAgent         "yes" (probability 1 − ε, ε shared by the other actions)
+MajorityAgent          the country's action frequencies in training (argmax: its majority)
+IssueMajorityAgent     the country's frequencies per issue code, backing off to all issues
+SimilarVoteAgent       its vote on the most similar earlier roll calls (``similar_*``
+                       features), mixed with its past shares by a weight fitted in training
+LogisticAgent          scikit-learn multinomial logistic regression on the observation
+PlantedAgent           the synthetic assembly's true policy (an oracle upper bound)
+=====================  ==================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+from agents.base import BaseAgent, stack_demonstrations
+from envs.legislative.data import ISSUE_CODES
+from envs.legislative.demonstrations import Demonstration
+from envs.legislative.spaces import ObservationLayout
+
+__all__ = [
+    "AlwaysYesAgent",
+    "IssueMajorityAgent",
+    "LogisticAgent",
+    "MajorityAgent",
+    "PlantedAgent",
+    "RandomAgent",
+    "SimilarVoteAgent",
+]
+
+_VOTES = ("yes", "no", "abstain")
+
+
+class RandomAgent(BaseAgent):
+    """Uniform over the valid actions."""
+
+    name = "random"
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        return np.full((len(obs), self.n_actions), 1.0 / self.n_actions)
+
+
+class AlwaysYesAgent(BaseAgent):
+    """Always "yes": probability 1 − ε on the yes action.
+
+    Args:
+        yes_action: index of "yes" (0 in RollCall-v0, 1 in Deliberation-v0).
+        epsilon: probability shared by the other actions (keeps log-loss finite).
+    """
+
+    name = "always-yes"
+
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 yes_action: int = 0, epsilon: float = 0.01) -> None:  # fmt: skip
+        super().__init__(n_actions, layout)
+        if not 0 <= yes_action < n_actions or not 0 < epsilon < 1:
+            raise ValueError("yes_action must be an action index and epsilon in (0, 1)")
+        self.yes_action, self.epsilon = yes_action, epsilon
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        probs = np.full((len(obs), self.n_actions), self.epsilon / (self.n_actions - 1))
+        probs[:, self.yes_action] = 1.0 - self.epsilon
+        return probs
+
+
+def _frequencies(acts: np.ndarray, n_actions: int, prior: np.ndarray, strength: float) -> np.ndarray:
+    """(counts + strength · prior) / (n + strength)."""
+    counts = np.bincount(acts, minlength=n_actions).astype(float)
+    return (counts + strength * prior) / (counts.sum() + strength)
+
+
+class MajorityAgent(BaseAgent):
+    """The country's action frequencies in training, smoothed by one pseudo-vote per action."""
+
+    name = "majority"
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> MajorityAgent:
+        """Count the country's actions."""
+        _, acts, _ = stack_demonstrations(demonstrations)
+        uniform = np.full(self.n_actions, 1.0 / self.n_actions)
+        self.frequencies_ = _frequencies(acts, self.n_actions, uniform, float(self.n_actions))
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        return np.tile(self.frequencies_, (len(obs), 1))
+
+
+class IssueMajorityAgent(BaseAgent):
+    """Frequencies per issue code (first code of a roll call; "none" if it has none).
+
+    Issue-specific frequencies are smoothed toward the country's overall frequencies
+    with ``strength`` pseudo-votes. Needs ``layout`` (reads ``issue_me`` … ``issue_ec``).
+    """
+
+    name = "issue-majority"
+
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 strength: float = 3.0) -> None:  # fmt: skip
+        super().__init__(n_actions, layout)
+        self.strength = strength
+
+    def _keys(self, obs: np.ndarray) -> np.ndarray:
+        issues = obs[:, self._require_layout().indices([f"issue_{c}" for c in ISSUE_CODES])] > 0.5
+        return np.where(issues.any(axis=1), issues.argmax(axis=1), len(ISSUE_CODES))
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> IssueMajorityAgent:
+        """Count the country's actions per issue key."""
+        obs, acts, _ = stack_demonstrations(demonstrations)
+        keys = self._keys(obs)
+        uniform = np.full(self.n_actions, 1.0 / self.n_actions)
+        overall = _frequencies(acts, self.n_actions, uniform, float(self.n_actions))
+        self.table_ = np.stack(
+            [_frequencies(acts[keys == k], self.n_actions, overall, self.strength)
+             for k in range(len(ISSUE_CODES) + 1)]
+        )  # fmt: skip
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        return self.table_[self._keys(obs)]
+
+
+class SimilarVoteAgent(BaseAgent):
+    """"Same as its vote on the most similar earlier resolution", with calibrated confidence.
+
+    p = (1 − λ) · similar + λ · past, where ``similar`` is the similarity-weighted vote
+    distribution on the most similar earlier roll calls and ``past`` the country's past
+    shares (both are observation features); λ ∈ [0.01, 1] maximises the training likelihood.
+
+    Args:
+        vote_actions: action indices of yes, no, abstain (RollCall: 0, 1, 2; Deliberation: 1, 2, 3).
+    """
+
+    name = "similar-vote"
+
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 vote_actions: tuple[int, int, int] = (0, 1, 2)) -> None:  # fmt: skip
+        super().__init__(n_actions, layout)
+        self.vote_actions = np.asarray(vote_actions)
+        self.mix_ = 0.2
+
+    def _components(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        layout = self._require_layout()
+        similar = obs[:, layout.indices([f"similar_{v}" for v in _VOTES])]
+        past = obs[:, layout.indices([f"past_{v}" for v in _VOTES])]
+        return similar, past
+
+    def _mixture(self, obs: np.ndarray, mix: float) -> np.ndarray:
+        similar, past = self._components(obs)
+        probs = np.full((len(obs), self.n_actions), 1e-6)
+        probs[:, self.vote_actions] += (1.0 - mix) * similar + mix * past
+        return probs / probs.sum(axis=1, keepdims=True)
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> SimilarVoteAgent:
+        """Fit the mixing weight λ by maximum likelihood on the training decisions."""
+        obs, acts, _ = stack_demonstrations(demonstrations)
+        rows = np.arange(len(acts))
+
+        def nll(mix: float) -> float:
+            return -np.log(self._mixture(obs, mix)[rows, acts]).mean()
+
+        self.mix_ = float(minimize_scalar(nll, bounds=(0.01, 1.0), method="bounded").x)
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        return self._mixture(obs, self.mix_)
+
+
+class LogisticAgent(BaseAgent):
+    """Multinomial logistic regression (scikit-learn) on standardised observations.
+
+    Args:
+        C: inverse L2 regularisation strength.
+    """
+
+    name = "logistic"
+
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 C: float = 1.0) -> None:  # noqa: N803  # fmt: skip
+        super().__init__(n_actions, layout)
+        self.C = C
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> LogisticAgent:
+        """Fit on every decision of the demonstrations."""
+        obs, acts, _ = stack_demonstrations(demonstrations)
+        self.classes_ = np.unique(acts)
+        self.scaler_ = StandardScaler().fit(obs)
+        if len(self.classes_) == 1:
+            self.model_ = None
+        else:
+            self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(obs), acts)
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        probs = np.full((len(obs), self.n_actions), 1e-3)
+        if self.model_ is None:
+            probs[:, self.classes_[0]] = 1.0
+        else:
+            probs[:, self.model_.classes_] += self.model_.predict_proba(self.scaler_.transform(obs))
+        return probs / probs.sum(axis=1, keepdims=True)
+
+
+class PlantedAgent(BaseAgent):
+    """The synthetic assembly's true policy: softmax of the country's planted reward.
+
+    An upper bound for any learned agent on synthetic data (no agent can expect to beat the
+    policy that generated the votes). The country is read from the demonstrations.
+
+    Args:
+        assembly: the :class:`~envs.legislative.synthetic.SyntheticAssembly` with the truth.
+    """
+
+    name = "planted (oracle)"
+
+    def __init__(self, assembly, layout: ObservationLayout | None = None) -> None:
+        super().__init__(3, layout)
+        self.assembly = assembly
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> PlantedAgent:
+        """Look up the planted weights of the demonstrations' country."""
+        self.theta_ = self.assembly.country_theta(demonstrations[0].country)
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        logits = self.assembly.feature_map.logits(self.theta_, obs)
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)

@@ -1,0 +1,1 @@
+"""Subcommands of ``assembly-gym``: one module each, discovered by :mod:`benchmarks.cli`."""

@@ -1,0 +1,201 @@
+"""Empirical dynamics of the other countries in ``Deliberation-v0``, fitted on records.
+
+Other countries' behaviour comes from smoothed conditional frequency tables:
+
+* sponsorship: P(sponsor | country, issue);
+* votes: P(yes / no / abstain / absent | country, issue, sponsored, stage, support bin),
+  where the support bin is the sponsor share at the committee stage and the committee yes
+  share at the plenary stage — so the agent's own choices move the others' behaviour.
+
+Each table backs off to the coarser one before it (Dirichlet smoothing with ``smoothing``
+pseudo-observations): a key with little data takes the coarser estimate, a context the
+data never records (e.g. committee votes in roll-call data) takes the coarser one entirely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.errors import DataError
+from envs.legislative.data import ABSENT, ISSUE_CODES, Vote
+from envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
+from envs.legislative.spaces import Stage
+
+__all__ = [
+    "SPONSOR_SHARE_EDGES",
+    "EmpiricalDynamics",
+    "YES_SHARE_EDGES",
+    "issue_keys",
+    "support_bin",
+]
+
+SPONSOR_SHARE_EDGES = np.array([0.02, 0.10, 0.25, 0.50])
+"""Bin edges of the sponsor share (committee-stage context)."""
+YES_SHARE_EDGES = np.array([0.50, 0.65, 0.80, 0.90])
+"""Bin edges of the committee yes share among voters (plenary-stage context)."""
+N_BINS = len(SPONSOR_SHARE_EDGES) + 1
+N_ISSUE_KEYS = 7
+N_OUTCOMES = 4  # yes, no, abstain, absent
+_ABSENT_OUTCOME = 3
+_VOTE_STAGES = (Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE)
+
+
+def issue_keys(issues: np.ndarray) -> np.ndarray:
+    """Key of each resolution: its first issue code 0..5, or 6 when it has none. (R, 6) → (R,)."""
+    issues = np.asarray(issues, dtype=bool)
+    return np.where(issues.any(axis=1), issues.argmax(axis=1), N_ISSUE_KEYS - 1)
+
+
+def support_bin(stage: Stage, share: float | np.ndarray) -> np.ndarray:
+    """Support bin 0..4 of a share: sponsor share (committee) or committee yes share (plenary)."""
+    edges = SPONSOR_SHARE_EDGES if stage == Stage.COMMITTEE_VOTE else YES_SHARE_EDGES
+    return np.searchsorted(edges, share, side="right")
+
+
+def _backoff(
+    keys: list[tuple[np.ndarray, int]], outcome: np.ndarray, n_outcomes: int, smoothing: float,
+    prior: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """Nested smoothed frequency table, coarse to fine.
+
+    Args:
+        keys: (values, size) per level, coarse first; a value of -1 (unknown) excludes the
+            observation from that level and every finer one.
+        outcome: outcome index of each observation, shape (n,).
+        n_outcomes: number of outcomes O.
+        smoothing: pseudo-observations given to the coarser estimate at each level.
+        prior: top-level prior over outcomes, shape (O,).
+
+    Returns:
+        Probabilities of shape (*sizes, O).
+    """
+    total = np.bincount(outcome, minlength=n_outcomes).astype(float)
+    table = (total + smoothing * prior) / (total.sum() + smoothing)
+    known = np.ones(len(outcome), dtype=bool)
+    shape: tuple[int, ...] = ()
+    for level, (values, size) in enumerate(keys):
+        known &= values >= 0
+        shape = (*shape, size)
+        counts = np.zeros((*shape, n_outcomes))
+        index = tuple(k[known] for k, _ in keys[: level + 1])
+        np.add.at(counts, (*index, outcome[known]), 1.0)
+        coarser = table[..., None, :]  # broadcast over the new key
+        table = (counts + smoothing * coarser) / (counts.sum(-1, keepdims=True) + smoothing)
+    return table
+
+
+@dataclass(frozen=True)
+class EmpiricalDynamics:
+    """Fitted behaviour of every country at every stage.
+
+    Attributes:
+        countries: names in row order, shape (C,).
+        sponsor: P(sponsor), shape (C, 7).
+        votes: P(yes, no, abstain, absent), shape (C, 7, 2, 2, 5, 4) over
+            (country, issue key, sponsored, stage − 1, support bin, outcome).
+    """
+
+    countries: tuple[str, ...]
+    sponsor: np.ndarray
+    votes: np.ndarray
+
+    @classmethod
+    def fit(
+        cls, records: ResolutionRecords, *, smoothing: float = 2.0, sponsor_prior: float = 0.15
+    ) -> EmpiricalDynamics:
+        """Fit the tables on every recorded stage of the records.
+
+        Args:
+            records: the resolution records.
+            smoothing: pseudo-observations for the coarser estimate at each level.
+            sponsor_prior: sponsorship rate assumed before any data (about one country in
+                seven sponsors a typical draft); it matters only where nothing is recorded.
+        """
+        if smoothing <= 0:
+            raise ValueError(f"smoothing must be > 0, got {smoothing}")
+        n_countries, n_resolutions = records.sponsors.shape
+        country = np.repeat(np.arange(n_countries), n_resolutions)
+        issue = np.tile(issue_keys(records.resolutions[_issue_columns()].to_numpy()), n_countries)
+
+        sponsored = records.sponsors.reshape(-1)
+        known = sponsored != NOT_RECORDED
+        sponsor = _backoff(
+            [(country[known], n_countries), (issue[known], N_ISSUE_KEYS)],
+            sponsored[known].astype(np.int64), 2, smoothing,
+            np.array([1.0 - sponsor_prior, sponsor_prior]),
+        )[..., 1]  # fmt: skip
+
+        observations = []
+        sponsor_share = _share(records.sponsors == 1, records.sponsors != NOT_RECORDED)
+        voting = (records.committee != NOT_RECORDED) & (records.committee != ABSENT)
+        yes_share = _share(records.committee == Vote.YES, voting)
+        for stage, matrix, share in (
+            (Stage.COMMITTEE_VOTE, records.committee, sponsor_share),
+            (Stage.PLENARY_VOTE, records.plenary, yes_share),
+        ):
+            flat = matrix.reshape(-1)
+            recorded = flat != NOT_RECORDED
+            bins = np.where(np.isnan(share), -1, support_bin(stage, np.nan_to_num(share)))
+            observations.append(
+                (
+                    country[recorded], issue[recorded],
+                    np.where(sponsored == NOT_RECORDED, -1, sponsored)[recorded],
+                    np.full(recorded.sum(), stage - 1), np.tile(bins, n_countries)[recorded],
+                    np.where(flat == ABSENT, _ABSENT_OUTCOME, flat)[recorded],
+                )
+            )  # fmt: skip
+        c, k, s, st, b, o = (np.concatenate(parts) for parts in zip(*observations, strict=True))
+        if len(o) == 0:
+            raise DataError(records.source, "no recorded votes to fit the dynamics on")
+        votes = _backoff(
+            [(c, n_countries), (k, N_ISSUE_KEYS), (s.astype(np.int64), 2), (st, 2), (b, N_BINS)],
+            o.astype(np.int64), N_OUTCOMES, smoothing, np.full(N_OUTCOMES, 1.0 / N_OUTCOMES),
+        )  # fmt: skip
+        return cls(records.country_names, sponsor, votes)
+
+    def sponsor_probs(self, issue_key: int) -> np.ndarray:
+        """P(sponsor) of every country for a resolution's issue key, shape (C,)."""
+        return self.sponsor[:, issue_key]
+
+    def vote_probs(
+        self, stage: Stage, issue_key: int, sponsored: np.ndarray, bin_: int
+    ) -> np.ndarray:
+        """P(yes, no, abstain, absent) of every country, shape (C, 4).
+
+        Args:
+            stage: COMMITTEE_VOTE or PLENARY_VOTE.
+            issue_key: the resolution's issue key.
+            sponsored: whether each country sponsored, shape (C,) bool.
+            bin_: the support bin (:func:`support_bin`).
+        """
+        if stage not in _VOTE_STAGES:
+            raise ValueError(f"votes happen at {_VOTE_STAGES}, not {stage!r}")
+        rows = np.arange(len(self.countries))
+        return self.votes[rows, issue_key, sponsored.astype(np.int64), stage - 1, bin_]
+
+    def sample_sponsors(self, issue_key: int, rng: np.random.Generator) -> np.ndarray:
+        """Who sponsors, shape (C,) bool."""
+        return rng.random(len(self.countries)) < self.sponsor_probs(issue_key)
+
+    def sample_votes(
+        self, stage: Stage, issue_key: int, sponsored: np.ndarray, bin_: int,
+        rng: np.random.Generator,
+    ) -> np.ndarray:  # fmt: skip
+        """Votes of every country, shape (C,) int8: :class:`Vote` values or ``ABSENT``."""
+        probs = self.vote_probs(stage, issue_key, sponsored, bin_)
+        draws = (rng.random(len(probs))[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
+        draws = np.minimum(draws, _ABSENT_OUTCOME)  # guards rounding of the cumulative sum
+        return np.where(draws == _ABSENT_OUTCOME, ABSENT, draws).astype(np.int8)
+
+
+def _issue_columns() -> list[str]:
+    return [f"issue_{c}" for c in ISSUE_CODES]
+
+
+def _share(hits: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """Per-resolution share of hits among known entries, NaN where nothing is known, (R,)."""
+    n_known = known.sum(axis=0)
+    share = (hits & known).sum(axis=0) / np.maximum(n_known, 1)
+    return np.where(n_known > 0, share, np.nan)

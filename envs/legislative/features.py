@@ -1,0 +1,350 @@
+"""The roll-call feature map: what a country knows before it votes, with a name per dimension.
+
+Observations of ``RollCall-v0`` (and the content part of ``Deliberation-v0``) are rows of
+:class:`RollCallFeatures`. Every value lies in [0, 1]:
+
+====================  =====================================================================
+name                  meaning
+====================  =====================================================================
+issue_me … issue_ec   Voeten issue codes of the roll call (0/1)
+important             US State Department "important vote" (0 when not coded)
+amend, para           vote on an amendment / on a paragraph (0 when not coded)
+year                  (year − 1945) / 100, clipped to [0, 1]
+progress              position of the roll call within its session, 0 … 1
+text_00 … text_NN     hashed bag of words of the short and long description (L2-normalised)
+similar_yes/no/abst.  the country's votes on the most similar earlier roll calls (text
+                      cosine similarity), weighted by similarity ** sharpness
+similar_coverage      share of that weight on roll calls where the country voted
+similar_top           cosine similarity of the most similar earlier roll call
+consensus_yes/no      share of all countries voting yes / no on those similar roll calls
+past_yes/no/abstain   the country's vote shares over all earlier roll calls
+issue_yes/no/abst.    the country's vote shares on earlier roll calls of the same issues
+====================  =====================================================================
+
+"Earlier" means *strictly earlier sessions* of a history of votes. Inside one data set the
+history is the data itself; for a forecast it is the training data, so a held-out session
+is described exactly as it would be before any of its votes were cast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+
+from envs.errors import DataError
+from envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+
+__all__ = [
+    "CONTENT_NAMES",
+    "ActionFeatureMap",
+    "FeatureConfig",
+    "HISTORY_NAMES",
+    "RollCallFeatures",
+    "content_features",
+    "content_names",
+    "feature_names",
+    "roll_call_text",
+]
+
+HISTORY_NAMES = (
+    "similar_yes", "similar_no", "similar_abstain", "similar_coverage", "similar_top",
+    "consensus_yes", "consensus_no", "past_yes", "past_no", "past_abstain",
+    "issue_yes", "issue_no", "issue_abstain",
+)  # fmt: skip
+_BASE_CONTENT = (*(f"issue_{c}" for c in ISSUE_CODES), "important", "amend", "para", "year",
+                 "progress")  # fmt: skip
+_N_ISSUE_KEYS = len(ISSUE_CODES) + 1  # the six issues and "no issue code"
+_BLOCK = 512  # target roll calls per block of the similarity product
+
+
+@dataclass(frozen=True)
+class FeatureConfig:
+    """Settings of the roll-call feature map.
+
+    Attributes:
+        text_dims: hashed bag-of-words dimensions.
+        neighbours: how many similar earlier roll calls describe a country's history.
+        sharpness: neighbour weight = cosine similarity ** sharpness (higher: nearer to top-1).
+        prior_strength: pseudo-votes pulling sparse vote shares toward the broader share.
+    """
+
+    text_dims: int = 32
+    neighbours: int = 10
+    sharpness: float = 4.0
+    prior_strength: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.text_dims < 1 or self.neighbours < 1:
+            raise ValueError(
+                f"text_dims and neighbours must be ≥ 1, got {self.text_dims}, {self.neighbours}"
+            )
+        if self.sharpness < 0 or self.prior_strength <= 0:
+            raise ValueError("sharpness must be ≥ 0 and prior_strength > 0")
+
+
+def content_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
+    """Names of the country-independent (content) dimensions, in order."""
+    return (*_BASE_CONTENT, *(f"text_{i:02d}" for i in range(config.text_dims)))
+
+
+def feature_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
+    """Names of all observation dimensions (content, then history), in order."""
+    return (*content_names(config), *HISTORY_NAMES)
+
+
+CONTENT_NAMES = content_names()
+
+
+def roll_call_text(roll_calls: pd.DataFrame) -> list[str]:
+    """The text that describes each roll call: short title and description."""
+    return (roll_calls["short"].fillna("") + " . " + roll_calls["descr"].fillna("")).tolist()
+
+
+class RollCallFeatures:
+    """Features of a fixed set of target roll calls, for any country, given a vote history.
+
+    Args:
+        roll_calls: the target roll calls (a :class:`RollCallData` ``roll_calls`` table).
+        history: votes known before the targets; only its sessions strictly earlier than a
+            target's session describe that target.
+        config: feature settings.
+
+    Example:
+        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> data = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=3)).data
+        >>> feats = RollCallFeatures(data.roll_calls, history=data)
+        >>> feats.for_country(data.country_names[0]).shape == (data.n_roll_calls, len(feats.names))
+        True
+    """
+
+    def __init__(
+        self,
+        roll_calls: pd.DataFrame,
+        history: RollCallData,
+        config: FeatureConfig = FeatureConfig(),
+    ) -> None:
+        self.config = config
+        self.history = history
+        self.names = feature_names(config)
+        self.n_content = len(content_names(config))
+        self.sessions = roll_calls["session"].to_numpy(dtype=np.int64)
+        self.content = content_features(roll_calls, config)
+        self._issue_keys = _issue_keys(roll_calls)
+        self._neighbours, self._weights, self._top = self._find_neighbours(roll_calls)
+        self._before = np.searchsorted(history.sessions, self.sessions, side="left")
+        self._history_sessions = np.searchsorted(
+            history.sessions, history.roll_calls["session"].to_numpy()
+        )
+        self._history_issue_keys = _issue_keys(history.roll_calls)
+        self._consensus = self._consensus_shares()
+        self._global_prior = _shares(_vote_counts(history.votes[history.votes != ABSENT]), 1.0)
+
+    @property
+    def n_roll_calls(self) -> int:
+        """Number of target roll calls."""
+        return len(self.sessions)
+
+    def for_country(self, country: str) -> np.ndarray:
+        """Observation rows of one country for every target roll call, shape (R, d), float32.
+
+        A country without history (a new member, or one the history lacks) gets the
+        all-countries shares as its past and zero similar-vote coverage.
+        """
+        try:
+            row = self.history.country_index(country)
+        except DataError:
+            votes = np.full(self.history.n_roll_calls, ABSENT, dtype=np.int8)
+        else:
+            votes = self.history.votes[row]
+        history = self._history_features(votes)
+        return np.concatenate([self.content, history], axis=1).astype(np.float32)
+
+    def for_countries(self, countries: Sequence[str]) -> np.ndarray:
+        """Stacked :meth:`for_country`, shape (n_countries, R, d), float32."""
+        return np.stack([self.for_country(c) for c in countries])
+
+    # ----------------------------------------------------------------------------------
+
+    def _find_neighbours(
+        self, roll_calls: pd.DataFrame
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Top-k most similar history roll calls of strictly earlier sessions.
+
+        Returns indices (R, k) into the history, weights (R, k) (0 where no candidate) and
+        the top cosine similarity (R,).
+        """
+        k = self.config.neighbours
+        n_targets, n_pool = len(roll_calls), self.history.n_roll_calls
+        index = np.zeros((n_targets, k), dtype=np.int64)
+        weight = np.zeros((n_targets, k), dtype=np.float64)
+        top = np.zeros(n_targets, dtype=np.float64)
+        if n_pool == 0 or n_targets == 0:
+            return index, weight, top
+        vectorizer = TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2), min_df=1,
+                                     stop_words="english", dtype=np.float32)  # fmt: skip
+        try:
+            pool = vectorizer.fit_transform(roll_call_text(self.history.roll_calls))
+        except ValueError:  # no words at all in the history's texts
+            return index, weight, top
+        targets = vectorizer.transform(roll_call_text(roll_calls))
+        pool_sessions = self.history.roll_calls["session"].to_numpy()
+        take = min(k, n_pool)
+        for start in range(0, n_targets, _BLOCK):
+            stop = min(start + _BLOCK, n_targets)
+            similarity = (targets[start:stop] @ pool.T).toarray()
+            later = pool_sessions[None, :] >= self.sessions[start:stop, None]
+            similarity[later] = -1.0
+            best = np.argpartition(-similarity, take - 1, axis=1)[:, :take]
+            best_sim = np.take_along_axis(similarity, best, axis=1)
+            order = np.argsort(-best_sim, axis=1, kind="stable")
+            best = np.take_along_axis(best, order, axis=1)
+            best_sim = np.take_along_axis(best_sim, order, axis=1)
+            valid = best_sim > 0
+            index[start:stop, :take] = best
+            weight[start:stop, :take] = np.where(valid, best_sim, 0.0) ** self.config.sharpness
+            weight[start:stop, :take] *= valid
+            top[start:stop] = np.where(valid[:, 0], best_sim[:, 0], 0.0)
+        return index, weight, top
+
+    def _consensus_shares(self) -> np.ndarray:
+        """Similarity-weighted yes and no shares of all voters on the neighbours, (R, 2)."""
+        votes = self.history.votes
+        if votes.shape[1] == 0:
+            return np.zeros((self.n_roll_calls, 2))
+        counts = np.stack([(votes == v).sum(axis=0) for v in Vote], axis=1).astype(float)
+        shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+        total = self._weights.sum(axis=1, keepdims=True)
+        mixed = np.einsum("rk,rkv->rv", self._weights, shares[self._neighbours][:, :, :2])
+        return np.where(total > 0, mixed / np.maximum(total, 1e-300), 0.0)
+
+    def _history_features(self, votes: np.ndarray) -> np.ndarray:
+        """History block of one country's observations, shape (R, len(HISTORY_NAMES))."""
+        strength = self.config.prior_strength
+        past_counts, issue_counts = self._cumulative_counts(votes)
+        past = _shares(past_counts, strength, self._global_prior)
+        issue_total = np.einsum("ri,riv->rv", self._issue_keys, issue_counts)
+        issue = _shares(issue_total, strength, past)
+
+        neighbour_votes = votes[self._neighbours]  # (R, k)
+        voted = (neighbour_votes != ABSENT) & (self._weights > 0)
+        weight = np.where(voted, self._weights, 0.0)
+        total = self._weights.sum(axis=1)
+        covered = weight.sum(axis=1)
+        similar = np.stack([(weight * (neighbour_votes == v)).sum(axis=1) for v in Vote], axis=1)
+        has = covered > 0
+        similar = np.where(has[:, None], similar / np.maximum(covered, 1e-300)[:, None], issue)
+        coverage = np.where(total > 0, covered / np.maximum(total, 1e-300), 0.0)
+        return np.column_stack([similar, coverage, self._top, self._consensus, past, issue]).clip(
+            0.0, 1.0
+        )
+
+    def _cumulative_counts(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vote counts over sessions strictly before each target: (R, 3) and (R, 7, 3)."""
+        n_sessions = len(self.history.sessions)
+        cast = votes != ABSENT
+        per_session = np.zeros((n_sessions + 1, 3))
+        np.add.at(per_session, (self._history_sessions[cast] + 1, votes[cast]), 1.0)
+        per_issue = np.zeros((n_sessions + 1, _N_ISSUE_KEYS, 3))
+        keys = self._history_issue_keys[cast]  # (n_cast, 7)
+        session_index = self._history_sessions[cast] + 1
+        for key in range(_N_ISSUE_KEYS):
+            on = keys[:, key]
+            np.add.at(per_issue, (session_index[on], key, votes[cast][on]), 1.0)
+        cumulative = np.cumsum(per_session, axis=0)
+        cumulative_issue = np.cumsum(per_issue, axis=0)
+        return cumulative[self._before], cumulative_issue[self._before]
+
+
+def content_features(roll_calls: pd.DataFrame, config: FeatureConfig = FeatureConfig()) -> np.ndarray:
+    """Country-independent block of the observations, shape (R, n_content), float64 in [0, 1]."""
+    issues = roll_calls[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=float)
+    flags = roll_calls[["important", "amend", "para"]].to_numpy(dtype=float)
+    flags = np.nan_to_num(flags, nan=0.0)
+    year = pd.to_datetime(roll_calls["date"]).dt.year.to_numpy(dtype=float)
+    year = np.clip((year - 1945.0) / 100.0, 0.0, 1.0)
+    progress = _session_progress(roll_calls["session"].to_numpy())
+    hasher = HashingVectorizer(n_features=config.text_dims, alternate_sign=False, norm="l2",
+                               stop_words="english")  # fmt: skip
+    text = hasher.transform(roll_call_text(roll_calls)).toarray()
+    return np.column_stack([issues, flags, year, progress, text])
+
+
+def _session_progress(sessions: np.ndarray) -> np.ndarray:
+    """Position of each roll call within its session (rows are in time order), 0 … 1."""
+    progress = np.zeros(len(sessions))
+    for session in np.unique(sessions):
+        rows = np.flatnonzero(sessions == session)
+        progress[rows] = np.arange(len(rows)) / max(len(rows) - 1, 1)
+    return progress
+
+
+def _issue_keys(roll_calls: pd.DataFrame) -> np.ndarray:
+    """Issue membership, shape (R, 7): the six issue codes and "no issue code"."""
+    issues = roll_calls[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool)
+    return np.column_stack([issues, ~issues.any(axis=1)])
+
+
+def _vote_counts(cast: np.ndarray) -> np.ndarray:
+    return np.bincount(cast.astype(np.int64), minlength=3).astype(float)
+
+
+def _shares(counts: np.ndarray, strength: float, prior: np.ndarray | None = None) -> np.ndarray:
+    """Smoothed shares (counts + strength·prior) / (n + strength); prior uniform if None."""
+    prior = np.full(3, 1.0 / 3.0) if prior is None else prior
+    total = counts.sum(axis=-1, keepdims=True)
+    return (counts + strength * prior) / (total + strength)
+
+
+class ActionFeatureMap:
+    """φ(s, a) = e_a ⊗ [1, x(s)]: one copy of the observation (plus an intercept) per action.
+
+    A linear reward θ·φ(s, a) is then θ_a·[1, x(s)], so weights are kept as a matrix of shape
+    (n_actions, 1 + d) whose entry names are ``"<action>:<feature>"`` ("yes:bias",
+    "no:issue_hr", …). With one decision per state this is the multinomial logit.
+
+    Args:
+        obs_names: names of the d observation dimensions.
+        action_names: names of the actions, in action-index order.
+    """
+
+    def __init__(self, obs_names: Sequence[str], action_names: Sequence[str]) -> None:
+        self.obs_names = tuple(obs_names)
+        self.action_names = tuple(action_names)
+        self.names = tuple(f"{a}:{f}" for a in self.action_names for f in ("bias", *obs_names))
+
+    @property
+    def n_actions(self) -> int:
+        """Number of actions A."""
+        return len(self.action_names)
+
+    @property
+    def weight_shape(self) -> tuple[int, int]:
+        """Shape (A, 1 + d) of a weight matrix."""
+        return self.n_actions, 1 + len(self.obs_names)
+
+    @property
+    def n_features(self) -> int:
+        """Length of φ(s, a): A · (1 + d)."""
+        return self.n_actions * (1 + len(self.obs_names))
+
+    def augment(self, obs: np.ndarray) -> np.ndarray:
+        """[1, x(s)] for a batch of observations: (N, d) → (N, 1 + d)."""
+        obs = np.atleast_2d(obs)
+        return np.concatenate([np.ones((obs.shape[0], 1), dtype=obs.dtype), obs], axis=1)
+
+    def logits(self, theta: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """θ·φ(s, a) for every action: weights (A, 1 + d) or flat, obs (N, d) → (N, A)."""
+        return self.augment(obs) @ np.reshape(theta, self.weight_shape).T
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """Dense φ for a batch: (N, d) → (N, A, A · (1 + d))."""
+        augmented = self.augment(obs)
+        n, width = augmented.shape
+        phi = np.zeros((n, self.n_actions, self.n_actions * width), dtype=augmented.dtype)
+        for action in range(self.n_actions):
+            phi[:, action, action * width : (action + 1) * width] = augmented
+        return phi

@@ -1,0 +1,73 @@
+"""Reward functions for the legislative envs: the documented proxy and linear rewards.
+
+Every env takes ``reward_fn(obs, action, next_obs, info) -> float``, where ``obs`` is the
+observation the action was taken in and ``info`` is the step's info dict (it holds the
+country's ``recorded_action`` when the data has one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = ["FeatureMap", "LinearReward", "RewardFn", "recorded_action_match"]
+
+RewardFn = Callable[[np.ndarray, int, np.ndarray, dict[str, Any]], float]
+
+
+class FeatureMap(Protocol):
+    """φ(s, a): named features of every action in a batch of observations."""
+
+    names: tuple[str, ...]
+
+    @property
+    def n_actions(self) -> int:
+        """Number of actions A."""
+        ...
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """(N, d) observations → (N, A, D) features."""
+        ...
+
+
+def recorded_action_match(
+    obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
+) -> float:
+    """The default proxy reward: 1 when the action equals what the country actually did.
+
+    0 when it differs or when the record has no action for this step
+    (``info["recorded_action"]`` missing or None). Summed over an episode it counts the
+    decisions an agent reproduces, so the return of a perfect imitator is the episode length.
+    """
+    recorded = info.get("recorded_action")
+    return float(recorded is not None and int(action) == int(recorded))
+
+
+class LinearReward:
+    """r(s, a) = θ·φ(s, a) for a feature map φ and a weight vector θ.
+
+    Args:
+        theta: weights, shape (D,) (or any shape with D entries, e.g. (A, 1 + d)).
+        feature_map: the φ the weights are defined on.
+    """
+
+    def __init__(self, theta: np.ndarray, feature_map: FeatureMap) -> None:
+        self.theta = np.asarray(theta, dtype=np.float64).reshape(-1)
+        self.feature_map = feature_map
+        if self.theta.size != len(feature_map.names):
+            raise ValueError(
+                f"theta has {self.theta.size} entries but the feature map has "
+                f"{len(feature_map.names)} features"
+            )
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """Rewards of every action for a batch of observations: (N, d) → (N, A)."""
+        return self.feature_map(np.atleast_2d(obs)) @ self.theta
+
+    def __call__(
+        self, obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
+    ) -> float:
+        """θ·φ(obs, action); the other arguments are part of the reward-function signature."""
+        return float(self.values(obs)[0, int(action)])

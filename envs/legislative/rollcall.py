@@ -1,0 +1,263 @@
+"""``assembly/RollCall-v0``: one session of UN General Assembly roll calls seen by one country."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from envs.errors import InvalidActionError
+from envs.legislative.data import ABSENT, RollCallData, Vote
+from envs.legislative.features import FeatureConfig, RollCallFeatures
+from envs.legislative.rewards import RewardFn, recorded_action_match
+from envs.legislative.sources import DataSpec, roll_call_data
+from envs.legislative.spaces import ObservationLayout, unit_box
+
+__all__ = ["RollCallEnv"]
+
+_INT_TYPES = (int, np.int64, np.int32)
+_CACHE_BYTES = 128 * 2**20  # observation rows kept per env, across countries
+
+
+class RollCallEnv(gym.Env[np.ndarray, np.int64]):
+    """One session of roll calls seen by one country; each step is one vote.
+
+    ## Description
+    The country faces the roll calls of a session in time order (those it voted on in the
+    data) and votes on each. Its vote does not change the next roll call: each step is a
+    one-step decision, so MaxEnt IRL on this env is a multinomial logit.
+
+    ## Action Space
+    ``Discrete(3)``: 0 YES, 1 NO, 2 ABSTAIN (:class:`~envs.legislative.data.Vote`). Every
+    action is always valid; ``info["action_mask"]`` and :meth:`action_masks` are all True.
+
+    ## Observation Space
+    ``Box(0, 1, (d,), float32)`` with d = 56 by default; the named dimensions are
+    :attr:`layout` (see :mod:`envs.legislative.features` for the table): issue codes,
+    importance, amendment and paragraph flags, year, position in the session, a hashed bag
+    of words of the description, and the country's own history on similar earlier roll calls
+    (only sessions strictly before the current one).
+
+    ## Rewards
+    ``reward_fn(obs, action, next_obs, info)``; the default proxy
+    :func:`~envs.legislative.rewards.recorded_action_match` pays 1 for reproducing the
+    country's recorded vote. A learned :class:`~envs.legislative.rewards.LinearReward` plugs in.
+
+    ## Starting State
+    The first roll call of the session. ``country`` and ``session`` come from the
+    constructor, from ``reset(options={"country": …, "session": …})``, or are drawn from
+    ``self.np_random`` (a session in which the country voted).
+
+    ## Episode End
+    Terminated after the last roll call of the session (or of the window). No truncation.
+
+    ## Arguments
+    ``data`` (None = the embedded synthetic assembly, "unvotes", a path, or data),
+    ``country``, ``session``, ``window`` (episodes of ``window`` consecutive roll calls
+    instead of sessions), ``history`` (votes that describe the past; default ``data``),
+    ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi" or "human").
+
+    ## Info
+    The roll call to vote on next: ``country``, ``session``, ``rcid``, ``symbol``,
+    ``title``, ``description``, ``action_mask``. After a step, also the vote just cast:
+    ``voted_rcid`` and ``recorded_action`` (what the country actually voted), revealed only
+    once the agent has acted. ``reward_fn`` receives the info of the roll call voted on.
+
+    ## Version History
+    * v0: initial version.
+
+    Example:
+        >>> import gymnasium as gym, envs
+        >>> env = gym.make("assembly/RollCall-v0", country="Country 001", session=3)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.shape, info["country"]
+        ((56,), 'Country 001')
+        >>> obs, reward, terminated, truncated, info = env.step(0)
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        data: DataSpec = None,
+        *,
+        country: str | None = None,
+        session: int | None = None,
+        window: int | None = None,
+        history: RollCallData | None = None,
+        reward_fn: RewardFn | None = None,
+        feature_config: FeatureConfig | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if window is not None and window < 1:
+            raise ValueError(f"window must be ≥ 1, got {window}")
+        self.data = roll_call_data(data)
+        self.features = RollCallFeatures(
+            self.data.roll_calls,
+            history=history or self.data,
+            config=feature_config or FeatureConfig(),
+        )
+        self.layout = ObservationLayout(self.features.names)
+        self.observation_space = unit_box(len(self.layout))
+        self.action_space = spaces.Discrete(len(Vote))
+        self.reward_fn: RewardFn = reward_fn or recorded_action_match
+        self.render_mode = render_mode
+        self.window = window
+        self._country = (
+            self.data.country_names[self.data.country_index(country)] if country else None
+        )
+        self._session = session
+        self._mask = np.ones(len(Vote), dtype=bool)
+        self._mask.setflags(write=False)
+        self._cache: dict[str, np.ndarray] = {}
+        self._meta = {
+            key: self.data.roll_calls[key].to_numpy()
+            for key in ("session", "rcid", "symbol", "short", "descr")
+        }
+        self._episode: dict[str, Any] | None = None
+        self._last: tuple[int, float] | None = None
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode; options may set ``country`` and ``session``."""
+        super().reset(seed=seed)
+        options = options or {}
+        country = options.get("country", self._country)
+        if country is None:
+            country = self.data.country_names[self.np_random.integers(self.data.n_countries)]
+        row = self.data.country_index(country)
+        country = self.data.country_names[row]
+        columns = self._episode_columns(row, options.get("session", self._session))
+        obs = self._country_features(country)[columns]
+        obs.setflags(write=False)  # steps hand out rows of it without copying
+        self._episode = {
+            "country": country,
+            "columns": columns,
+            "obs": obs,
+            "recorded": self.data.votes[row, columns],
+            "infos": [self._describe(country, c) for c in columns],
+            "t": 0,
+        }
+        self._last = None
+        return obs[0], self._episode["infos"][0]
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Vote on the current roll call and move to the next."""
+        episode = self._episode
+        if episode is None or episode["t"] >= len(episode["infos"]):
+            raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
+        # Fast path for plain integers; the space's own check otherwise (it is slower).
+        if not (type(action) in _INT_TYPES and 0 <= action < 3) and not self.action_space.contains(
+            action
+        ):
+            raise InvalidActionError(f"action {action!r} is not in {self.action_space}")
+        t = episode["t"]
+        obs, infos = episode["obs"], episode["infos"]
+        terminated = t + 1 == len(infos)
+        next_obs = obs[t] if terminated else obs[t + 1]
+        recorded = int(episode["recorded"][t])
+        voted = {**infos[t], "recorded_action": recorded}
+        reward = float(self.reward_fn(obs[t], int(action), next_obs, voted))
+        episode["t"] = t + 1
+        self._last = (int(action), reward)
+        if self.render_mode == "human":
+            print(self.render_text())
+        info = {**infos[t if terminated else t + 1], "recorded_action": recorded,
+                "voted_rcid": voted["rcid"]}  # fmt: skip
+        return next_obs, reward, terminated, False, info
+
+    def render(self) -> str | None:
+        """Render as text ("ansi") or print it ("human"): roll call, context, last action."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions of the current step, shape (3,): all True (every vote is allowed)."""
+        return self._mask.copy()
+
+    # ------------------------------------------------------------------ helpers
+
+    def render_text(self) -> str:
+        """A readable description of the current state."""
+        if self._episode is None:
+            return "RollCall-v0: not started (call reset())"
+        episode = self._episode
+        t = min(episode["t"], len(episode["columns"]) - 1)
+        row = self.data.roll_calls.iloc[episode["columns"][t]]
+        issues = [c[6:] for c in row.index if c.startswith("issue_") and row[c]]
+        obs = episode["obs"][t]
+        similar = {
+            v.name.lower(): obs[self.layout.index(f"similar_{v.name.lower()}")] for v in Vote
+        }
+        lines = [
+            f"RollCall-v0 | {episode['country']} | session {row['session']} | "
+            f"roll call {t + 1}/{len(episode['columns'])} | {row['symbol'] or 'no symbol'}",
+            f"  {row['short'] or '(no title)'} | issues: {', '.join(issues) or 'none'}"
+            + (" | important" if row["important"] == 1 else ""),
+            f"  {str(row['descr'])[:160]}",
+            "  similar earlier votes: " + ", ".join(f"{k} {v:.0%}" for k, v in similar.items()),
+            "  valid actions: 0 YES, 1 NO, 2 ABSTAIN",
+        ]
+        if self._last is not None:
+            action, reward = self._last
+            recorded = Vote(int(episode["recorded"][episode["t"] - 1])).name
+            lines.append(f"  last: {Vote(action).name} (recorded {recorded}), reward {reward:+.3f}")
+        return "\n".join(lines)
+
+    def _country_features(self, country: str) -> np.ndarray:
+        """Observation rows of a country, cached up to a memory budget (oldest out first)."""
+        if country not in self._cache:
+            per_country = self.data.n_roll_calls * len(self.layout) * 4
+            if len(self._cache) >= max(8, _CACHE_BYTES // max(per_country, 1)):
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[country] = self.features.for_country(country)
+        return self._cache[country]
+
+    def _episode_columns(self, row: int, session: int | None) -> np.ndarray:
+        """Roll-call columns of the episode: the country's votes in a session or a window."""
+        voted = self.data.votes[row] != ABSENT
+        name = self.data.country_names[row]
+        sessions = self._meta["session"]
+        if self.window is not None:
+            columns = np.flatnonzero(voted)
+            if len(columns) == 0:
+                raise ValueError(f"{name} cast no vote in {self.data.source}")
+            start = int(self.np_random.integers(max(len(columns) - self.window, 0) + 1))
+            return columns[start : start + self.window]
+        if session is None:
+            candidates = np.unique(sessions[voted])
+            if len(candidates) == 0:
+                raise ValueError(f"{name} cast no vote in {self.data.source}")
+            session = int(candidates[self.np_random.integers(len(candidates))])
+        columns = np.flatnonzero(voted & (sessions == session))
+        if len(columns) == 0:
+            raise ValueError(
+                f"{name} cast no vote in session {session}; sessions with votes: "
+                f"{np.unique(sessions[voted]).tolist()}"
+            )
+        return columns
+
+    def _describe(self, country: str, column: int) -> dict[str, Any]:
+        """Info of one roll call (never the country's recorded vote on it)."""
+        return {
+            "country": country,
+            "session": int(self._meta["session"][column]),
+            "rcid": int(self._meta["rcid"][column]),
+            "symbol": self._meta["symbol"][column],
+            "title": self._meta["short"][column],
+            "description": self._meta["descr"][column],
+            "action_mask": self._mask,
+        }

@@ -1,0 +1,60 @@
+"""Turn what a user passes as ``data`` into roll-call data: synthetic default, "unvotes", a path."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Union
+
+from envs.errors import DataError
+from envs.legislative.data import RollCallData, load_roll_calls
+from envs.legislative.synthetic import SyntheticAssembly, SyntheticConfig, generate_assembly
+from envs.paths import DATA_ENV_VAR, unvotes_dir
+
+__all__ = ["DataSpec", "default_assembly", "roll_call_data"]
+
+DataSpec = Union[RollCallData, SyntheticAssembly, str, Path, None]  # noqa: UP007
+
+
+@functools.cache
+def default_assembly(seed: int = 0) -> SyntheticAssembly:
+    """The embedded synthetic assembly (default settings), generated once per seed."""
+    return generate_assembly(SyntheticConfig(seed=seed))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str, modified: float) -> RollCallData:
+    return load_roll_calls(path)
+
+
+def roll_call_data(spec: DataSpec = None) -> RollCallData:
+    """Resolve a data specification.
+
+    Args:
+        spec: None or "synthetic" (the embedded synthetic assembly), "unvotes" (the real
+            votes found via ``$ASSEMBLY_GYM_DATA`` or ``../shared/data``), a path to an
+            ``unvotes`` folder or a UN Digital Library CSV, a :class:`SyntheticAssembly` or
+            a :class:`RollCallData`.
+
+    Raises:
+        DataError: when the real data is asked for but cannot be found or read.
+    """
+    if spec is None or (isinstance(spec, str) and spec == "synthetic"):
+        return default_assembly().data
+    if isinstance(spec, SyntheticAssembly):
+        return spec.data
+    if isinstance(spec, RollCallData):
+        return spec
+    if isinstance(spec, str) and spec == "unvotes":
+        folder = unvotes_dir()
+        if folder is None:
+            raise DataError(
+                "unvotes", f"real data not found: set ${DATA_ENV_VAR} or place ../shared/data"
+            )
+        spec = folder
+    if isinstance(spec, (str, Path)):
+        path = Path(spec).expanduser().resolve()
+        if not path.exists():
+            raise DataError(path, "file or folder not found")
+        return _load(str(path), path.stat().st_mtime)
+    raise TypeError(f"data must be None, 'synthetic', 'unvotes', a path or data, not {type(spec)}")
