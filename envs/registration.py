@@ -12,6 +12,8 @@ __all__ = ["ENV_IDS", "register_envs"]
 ENV_IDS: dict[str, str] = {
     "assembly/RollCall-v0": "envs.legislative.rollcall:RollCallEnv",
     "assembly/Deliberation-v0": "envs.legislative.deliberation:DeliberationEnv",
+    "assembly/Simulator-v0": "envs.simulator:SimulatorEnv",
+    "assembly/MemoryDynamics-v0": "envs.memory.env:MemoryDynamicsEnv",
 }
 
 

@@ -1,0 +1,1 @@
+"""Learned transition models that serve as simulators."""
