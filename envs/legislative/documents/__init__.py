@@ -1,0 +1,58 @@
+"""Resolution trajectories from real UN documents: one :class:`Trajectory` type, three loaders.
+
+A trajectory follows one draft resolution through the General Assembly: agenda item,
+draft with sponsors and text, committee vote, plenary vote, outcome. Three real layouts
+load into it:
+
+* the stage/timestep JSON schema (``*.trajectory.json``, :func:`load_stage_trajectory`);
+* the genealogy JSON schema (``*.genealogy.json``, :func:`load_genealogy`);
+* UN Digital Library MARC21-XML draft records (``*.marcxml[.gz]``, :func:`load_marc_drafts`).
+
+:func:`load_trajectories` detects the layout of a file, or loads every such file of a folder.
+
+Country names go through the project's one country table
+(:func:`~envs.legislative.countries.default_country_table`): vote lists and sponsors hold
+canonical names, and every name the table cannot match is listed in
+:attr:`Trajectory.unmatched_names`, never dropped. Reported tallies are kept beside the
+country lists even where the two disagree. Bad input raises
+:class:`~envs.errors.DataError` naming the file, the record or JSON path and the field.
+
+Modules: ``trajectory`` (the containers), ``text`` (mojibake, dates, symbols), ``names``
+(country names, sponsor lists), ``reading`` and ``json_reader`` (shared reading steps),
+``stage_json``, ``genealogy`` and ``marc`` (one loader each), ``loading`` (any layout).
+
+Example:
+    >>> from envs.legislative.documents import load_stage_trajectory
+    >>> from envs.paths import documents_dir
+    >>> folder = documents_dir()
+    >>> if folder is not None:
+    ...     trajectory = load_stage_trajectory(folder / "A_RES_78_196.trajectory.json")
+    ...     print(trajectory.symbol, trajectory.outcome, trajectory.plenary_vote.counts)
+    A/RES/78/196 adopted {'yes': 91, 'no': 54, 'abstain': 6}
+"""
+
+from envs.legislative.documents.genealogy import load_genealogy
+from envs.legislative.documents.loading import load_trajectories
+from envs.legislative.documents.marc import load_marc_drafts
+from envs.legislative.documents.names import parse_sponsor_note
+from envs.legislative.documents.stage_json import load_stage_trajectory
+from envs.legislative.documents.trajectory import (
+    OUTCOMES,
+    VOTE_KEYS,
+    RecordedVote,
+    Trajectory,
+    TrajectoryStep,
+)
+
+__all__ = [
+    "OUTCOMES",
+    "VOTE_KEYS",
+    "RecordedVote",
+    "Trajectory",
+    "TrajectoryStep",
+    "load_genealogy",
+    "load_marc_drafts",
+    "load_stage_trajectory",
+    "load_trajectories",
+    "parse_sponsor_note",
+]

@@ -1,0 +1,303 @@
+"""Loader of the genealogy JSON layout (``*.genealogy.json``): one resolution, stage by stage."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from envs.legislative.countries import CountryTable, default_country_table
+from envs.legislative.documents.json_reader import JsonReader, describe
+from envs.legislative.documents.names import NameCollector, split_names
+from envs.legislative.documents.reading import build, parse_json, read_bytes
+from envs.legislative.documents.text import (
+    clean_title,
+    committee_from_text,
+    iso_date,
+    session_from_symbol,
+)
+from envs.legislative.documents.trajectory import (
+    TALLY_KEYS,
+    RecordedVote,
+    Trajectory,
+    TrajectoryStep,
+)
+
+__all__ = ["genealogy_trajectory", "load_genealogy"]
+
+_STAGE_NAMES = {  # genealogy stage key -> TrajectoryStep.stage
+    "agenda": "agenda_allocation",
+    "draft": "draft_submission",
+    "committee_report": "committee_vote",
+    "plenary_meeting": "plenary_discussion",
+    "resolution": "plenary_vote",
+}
+
+
+def load_genealogy(path: str | Path, *, table: CountryTable | None = None) -> Trajectory:
+    """Load one resolution in the genealogy JSON schema.
+
+    The schema: ``{resolution_symbol, title, agenda_item, stages{agenda, draft{symbol,
+    committee, date, text}, committee_report{draft_symbol, adoption_status,
+    voting{in_favour, against, abstaining, vote_summary}, proceedings},
+    plenary_meeting{symbol, date, utterances}, resolution{symbol, title, date,
+    voting{yes, no, abstain}}}}``.
+
+    The committee vote takes its country lists from ``committee_report.voting`` and its
+    tally from ``vote_summary`` or, failing that, from the sentence "adopted draft
+    resolution <draft> by a recorded vote of N to M, with K abstentions" of
+    ``proceedings``. The plenary vote takes its tally from ``resolution.voting`` and its
+    country lists from the plenary utterance whose ``resolution_metadata`` names this
+    resolution and carries ``vote_details`` (lists parsed from the verbatim record), when
+    there is one. Every stage, including unknown ones, becomes a raw step in file order.
+
+    Args:
+        path: the ``.json`` file.
+        table: country table; default :func:`~envs.legislative.countries.default_country_table`.
+
+    Returns:
+        The trajectory.
+
+    Raises:
+        DataError: the file is missing, empty or not JSON; ``resolution_symbol`` or
+            ``stages`` is missing; a field has the wrong type; a tally is negative or not an
+            integer; a NaN appears; a country votes twice.
+    """
+    path = Path(path)
+    data = parse_json(path, read_bytes(path))
+    return genealogy_trajectory(data, path, table or default_country_table())
+
+
+_RECORDED_VOTE = (
+    r"recorded\s+vote\s+of\s+([0-9]{1,3})\s+to\s+([0-9]{1,3}),?\s+with\s+([0-9]{1,3})\s+abstention"
+)
+
+
+def _tally_from_text(text: str | None, draft_symbol: str | None = None) -> dict[str, int] | None:
+    """Counts from "78-30-68" or "recorded vote of 80 to 29, with 65 abstentions".
+
+    With ``draft_symbol``, only the sentence "adopted draft resolution <draft_symbol> by a
+    recorded vote of ..." counts, so that votes on other drafts or amendments are not taken.
+    """
+    if not text:
+        return None
+    if draft_symbol:
+        prefix = rf"adopted\s+draft\s+resolution\s+{re.escape(draft_symbol)}\b[^.]*?"
+        match = re.search(prefix + _RECORDED_VOTE, text, re.IGNORECASE)
+    else:
+        match = re.fullmatch(
+            r"\s*([0-9]{1,3})\s*[-\u2013]\s*([0-9]{1,3})\s*[-\u2013]\s*([0-9]{1,3})\s*", text
+        )
+        match = match or re.search(_RECORDED_VOTE, text, re.IGNORECASE)
+    if not match:
+        return None
+    return dict(zip(TALLY_KEYS, (int(match[1]), int(match[2]), int(match[3])), strict=True))
+
+
+def genealogy_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
+    """The trajectory of a parsed genealogy JSON document (:func:`load_genealogy`)."""
+    reader, names = JsonReader(str(path)), NameCollector(table)
+    if not isinstance(data, dict):
+        reader.fail(
+            f"expected a JSON object with resolution_symbol and stages, got {describe(data)}",
+            None,
+            None,
+        )
+    symbol = reader.text(data, "resolution_symbol", None, required=True)
+    stages = reader.mapping(data, "stages", None, required=True)
+    assert symbol is not None and stages is not None
+    if not stages:
+        reader.fail(
+            "no stages: expected at least one of " + ", ".join(_STAGE_NAMES), None, "stages"
+        )
+    part = {
+        key: reader.mapping(stages, key, f"stages.{key}", "stages.") or {} for key in _STAGE_NAMES
+    }
+    draft, report, resolution = part["draft"], part["committee_report"], part["resolution"]
+    row = {key: f"stages.{key}" for key in _STAGE_NAMES}
+
+    draft_symbol = reader.text(draft, "symbol", row["draft"]) or reader.text(
+        report, "draft_symbol", row["committee_report"]
+    )
+    sponsors = names.canonical(reader.names(draft, "sponsors", row["draft"]) or [])
+    submitted = reader.text(report, "submission_info", row["committee_report"])
+    if not sponsors and submitted:
+        sponsors = names.canonical(split_names(submitted, table))
+    additional = names.canonical(reader.names(draft, "co_sponsors", row["draft"]) or [])
+    committee_vote = _committee_vote(reader, names, report, draft_symbol)
+    plenary_vote, outcome = _plenary_vote(
+        reader, names, part["plenary_meeting"], resolution, symbol
+    )
+    # A resolution symbol is given only to an adopted resolution.
+    if outcome is None and resolution and symbol.startswith("A/RES/"):
+        outcome = "adopted"
+    if outcome is None and "adoption_status" in report:
+        outcome = reader.outcome(
+            report["adoption_status"], row["committee_report"], "adoption_status"
+        )
+    committee = reader.committee(draft, "committee", row["draft"])
+    if committee is None:
+        committee = reader.committee(report, "committee", row["committee_report"])
+    if committee is None:
+        committee = committee_from_text(draft_symbol or "")
+    dates = (
+        (part["plenary_meeting"], "date", row["plenary_meeting"]),
+        (resolution, "action_note", row["resolution"]),
+        (resolution, "date", row["resolution"]),
+        (report, "date", row["committee_report"]),
+        (draft, "date", row["draft"]),
+        (part["agenda"], "date", row["agenda"]),
+    )
+    date = next((d for d in (iso_date(reader.text(*where)) for where in dates) if d), None)
+    title = reader.text(data, "title", None) or reader.text(resolution, "title", row["resolution"])
+    return build(
+        Trajectory,
+        reader.source,
+        None,
+        None,
+        symbol=symbol,
+        title=clean_title(title),
+        session=session_from_symbol(symbol) or session_from_symbol(draft_symbol),
+        committee=committee,
+        agenda_item=_agenda_item(reader, data, part["agenda"]),
+        date=date,
+        draft_symbol=draft_symbol,
+        draft_text=reader.text(draft, "text", row["draft"]),
+        sponsors=sponsors,
+        additional_sponsors=additional,
+        subjects=_subjects(reader, resolution),
+        committee_vote=committee_vote,
+        plenary_vote=plenary_vote,
+        outcome=outcome,
+        resolution_symbol=symbol if symbol.startswith(("A/RES/", "A/DEC/")) else None,
+        steps=_steps(reader, stages, committee_vote, outcome),
+        source=f"{path}#{symbol}",
+        unmatched_names=tuple(names.unmatched),
+    )
+
+
+def _committee_vote(
+    reader: JsonReader, names: NameCollector, report: dict, draft_symbol: str | None
+) -> RecordedVote | None:
+    """Lists from ``committee_report.voting``; tally from ``vote_summary`` or proceedings."""
+    row = "stages.committee_report"
+    voting = reader.mapping(report, "voting", row)
+    if voting is None:
+        return None
+    lists = reader.votes(voting, row, "voting.")
+    summary = voting.get("vote_summary")
+    if isinstance(summary, dict):
+        tally = reader.tally(summary, row, "voting.vote_summary.")
+    elif isinstance(summary, str) or summary is None:
+        proceedings = reader.text(report, "proceedings", row)
+        tally = _tally_from_text(summary) or _tally_from_text(proceedings, draft_symbol)
+    else:
+        reader.fail(
+            f"expected an object or text, got {describe(summary)}", row, "voting.vote_summary"
+        )
+    return reader.recorded_vote(names, lists, tally, row, "voting")
+
+
+def _plenary_vote(
+    reader: JsonReader, names: NameCollector, plenary: dict, resolution: dict, symbol: str
+) -> tuple[RecordedVote | None, str | None]:
+    """(vote, outcome): tally from ``resolution.voting``, lists from the verbatim record.
+
+    The lists come from the plenary utterance whose ``resolution_metadata`` names this
+    resolution and has ``vote_details``; the outcome from its ``adoption_status``.
+    """
+    utterances = plenary.get("utterances")
+    if utterances is not None and not isinstance(utterances, list):
+        reader.fail(
+            f"expected a list, got {describe(utterances)}", "stages.plenary_meeting", "utterances"
+        )
+    lists: dict[str, list[str]] | None = None
+    lists_row = "stages.plenary_meeting"
+    outcome = None
+    for index, utterance in enumerate(utterances or []):
+        row = f"stages.plenary_meeting.utterances[{index}]"
+        if not isinstance(utterance, dict):
+            reader.fail(f"expected an object, got {describe(utterance)}", row, None)
+        meta = reader.mapping(utterance, "resolution_metadata", row) or {}
+        if reader.text(meta, "resolution_symbol", row, "resolution_metadata.") != symbol:
+            continue
+        if "adoption_status" in meta:
+            status = meta["adoption_status"]
+            field = "resolution_metadata.adoption_status"
+            outcome = reader.outcome(status, row, field) or outcome
+        details = reader.mapping(meta, "vote_details", row, "resolution_metadata.")
+        if details is not None:
+            lists = reader.votes(details, row, "resolution_metadata.vote_details.")
+            lists_row = row
+    voting = reader.mapping(resolution, "voting", "stages.resolution")
+    tally = reader.tally(voting, "stages.resolution", "voting.") if voting else None
+    if lists is None and tally is None:
+        return None, outcome
+    vote = reader.recorded_vote(
+        names, lists or {}, tally, lists_row, "resolution_metadata.vote_details"
+    )
+    return vote, outcome
+
+
+def _agenda_item(reader: JsonReader, data: dict, agenda: dict) -> str | None:
+    """Agenda item code ("71c") from stage item and sub-item, else from "71c - Human ..."."""
+    item = reader.code(agenda, "item_number", "stages.agenda")
+    if item:
+        return item + (reader.code(agenda, "sub_item", "stages.agenda") or "")
+    text = reader.text(data, "agenda_item", None)
+    match = re.match(r"\s*([0-9]+[a-z]?)\b", text or "")
+    return match[1] if match else text
+
+
+def _subjects(reader: JsonReader, resolution: dict) -> tuple[str, ...]:
+    """Subject headings of the resolution's agenda entries, first occurrence first."""
+    entries = resolution.get("agenda")
+    if entries is None:
+        return ()
+    if not isinstance(entries, list):
+        reader.fail(f"expected a list, got {describe(entries)}", "stages.resolution", "agenda")
+    subjects: list[str] = []
+    for index, entry in enumerate(entries):
+        field = f"agenda[{index}]"
+        if not isinstance(entry, dict):
+            reader.fail(f"expected an object, got {describe(entry)}", "stages.resolution", field)
+        subjects += reader.names(entry, "subjects", "stages.resolution", f"{field}.") or []
+    return tuple(dict.fromkeys(subjects))
+
+
+def _steps(
+    reader: JsonReader, stages: dict, committee_vote: RecordedVote | None, outcome: str | None
+) -> tuple[TrajectoryStep, ...]:
+    """One raw step per stage, in file order; unknown stages are kept as found."""
+    steps = []
+    for t, (key, raw) in enumerate(stages.items()):
+        if not isinstance(raw, dict):  # only unknown stages get here
+            raw = {key: raw}
+        state = {k: v for k, v in raw.items() if k != "voting"}
+        action: dict[str, Any] = {}
+        observation: dict[str, Any] = {}
+        if key == "committee_report" and committee_vote is not None:
+            action = {"votes": raw.get("voting")}
+            tally, status = committee_vote.tally, raw.get("adoption_status")
+            observation = {"vote_tally": tally, "outcome": status}
+        elif key == "resolution":
+            observation = {
+                "voting": raw.get("voting"),
+                "outcome": outcome,
+                "resolution_symbol": raw.get("symbol"),
+            }
+        row = f"stages.{key}"
+        step = build(
+            TrajectoryStep,
+            reader.source,
+            row,
+            None,
+            t=t,
+            stage=_STAGE_NAMES.get(key, key),
+            date=iso_date(reader.text(raw, "date", row)),
+            state=state,
+            action=action,
+            observation=observation,
+        )
+        steps.append(step)
+    return tuple(steps)

@@ -1,0 +1,179 @@
+"""Typed, validated access to the fields of a parsed JSON document, shared by both JSON layouts."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from envs.errors import DataError
+from envs.legislative.documents.names import NameCollector
+from envs.legislative.documents.reading import build
+from envs.legislative.documents.text import committee_from_text
+from envs.legislative.documents.trajectory import TALLY_KEYS, VOTE_KEYS, RecordedVote
+
+__all__ = ["JsonReader", "describe"]
+
+
+def describe(value: object) -> str:
+    """A short description of a JSON value for error messages ("number 1.5", "a list")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {value}"
+    if isinstance(value, (int, float)):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        return f"string {value[:40]!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+class JsonReader:
+    """Typed access to a parsed JSON document; every problem is a DataError with its path.
+
+    Every getter takes the ``parent`` object, the ``key`` to read, the ``row`` (JSON path of
+    the record, named in errors) and a ``prefix`` that makes the key a path within the row.
+    A missing or null value is None unless ``required``.
+
+    Args:
+        source: the file, named in every error.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, problem: str, row: str | None, field: str | None) -> NoReturn:
+        """Raise a DataError about ``field`` of ``row``."""
+        raise DataError(self.source, problem, row=row, field=field)
+
+    def mapping(
+        self, parent: dict, key: str, row: str | None, prefix: str = "", required: bool = False
+    ) -> dict | None:
+        """A JSON object."""
+        value = parent.get(key)
+        if value is None:
+            if required:
+                self.fail("missing required field", row, prefix + key)
+            return None
+        if not isinstance(value, dict):
+            self.fail(f"expected an object, got {describe(value)}", row, prefix + key)
+        return value
+
+    def text(
+        self, parent: dict, key: str, row: str | None, prefix: str = "", required: bool = False
+    ) -> str | None:
+        """A string, stripped; blank counts as missing."""
+        value = parent.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if required:
+                self.fail("missing required field (or empty)", row, prefix + key)
+            return None
+        if not isinstance(value, str):
+            self.fail(f"expected a string, got {describe(value)}", row, prefix + key)
+        return value.strip()
+
+    def code(self, parent: dict, key: str, row: str | None, prefix: str = "") -> str | None:
+        """A short code given as a string or an integer (agenda item 71, "71", "b")."""
+        value = parent.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return self.text(parent, key, row, prefix)
+
+    def integer(
+        self, parent: dict, key: str, row: str | None, prefix: str = "", minimum: int = 0
+    ) -> int | None:
+        """An integer >= ``minimum``."""
+        value = parent.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(f"expected a non-negative integer, got {describe(value)}", row, prefix + key)
+        if value < minimum:
+            self.fail(f"expected an integer >= {minimum}, got {value}", row, prefix + key)
+        return value
+
+    def committee(self, parent: dict, key: str, row: str | None, prefix: str = "") -> int | None:
+        """A Main Committee number, given as a number or as text ("Third Committee")."""
+        value = parent.get(key)
+        if isinstance(value, str):
+            return committee_from_text(value)
+        return self.integer(parent, key, row, prefix, minimum=1)
+
+    def names(
+        self, parent: dict, key: str, row: str | None, prefix: str = "", required: bool = False
+    ) -> list[str] | None:
+        """A list of non-empty strings (country names as written), stripped."""
+        value = parent.get(key)
+        if value is None:
+            if required:
+                self.fail("missing required list of country names", row, prefix + key)
+            return None
+        if not isinstance(value, list):
+            self.fail(f"expected a list of country names, got {describe(value)}", row, prefix + key)
+        for index, item in enumerate(value):
+            if not isinstance(item, str) or not item.strip():
+                self.fail(
+                    f"expected a list of non-empty strings, item {index} is {describe(item)}",
+                    row,
+                    prefix + key,
+                )
+        return [item.strip() for item in value]
+
+    def tally(self, parent: dict, row: str | None, prefix: str) -> dict[str, int] | None:
+        """``{"yes", "no", "abstain"}`` counts from ``parent``; None when none is given."""
+        present = [key for key in TALLY_KEYS if parent.get(key) is not None]
+        if not present:
+            return None
+        if len(present) < len(TALLY_KEYS):
+            missing = [key for key in TALLY_KEYS if key not in present]
+            self.fail(
+                f"incomplete tally: expected yes, no and abstain, missing {missing}",
+                row,
+                prefix + missing[0],
+            )
+        counts = {}
+        for key in TALLY_KEYS:
+            value = parent[key]
+            if isinstance(value, bool) or not isinstance(value, int):
+                self.fail(
+                    f"expected a non-negative integer count, got {describe(value)}",
+                    row,
+                    prefix + key,
+                )
+            if value < 0:
+                self.fail(f"expected a non-negative count, got {value}", row, prefix + key)
+            counts[key] = value
+        return counts
+
+    def votes(self, parent: dict, row: str | None, prefix: str) -> dict[str, list[str]]:
+        """The three country lists of a recorded vote, all required."""
+        return {key: self.names(parent, key, row, prefix, required=True) or [] for key in VOTE_KEYS}
+
+    def outcome(self, value: object, row: str | None, field: str | None) -> str | None:
+        """The outcome ("adopted", "rejected" or None for withdrawn, pending...) of a string."""
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.fail(f"expected an outcome string, got {describe(value)}", row, field)
+        text = value.strip().lower().replace("_", " ")
+        if text.startswith("adopted"):
+            return "adopted"
+        if text.startswith(("rejected", "not adopted", "failed", "defeated")):
+            return "rejected"
+        if text in ("", "withdrawn", "pending", "unknown", "no action", "deferred", "postponed"):
+            return None
+        self.fail(f"unknown outcome {value!r}; expected 'adopted', 'rejected' or none", row, field)
+
+    def recorded_vote(
+        self,
+        names: NameCollector,
+        lists: dict[str, list[str]],
+        tally: dict[str, int] | None,
+        row: str | None,
+        field: str,
+    ) -> RecordedVote:
+        """A RecordedVote with canonical names; unmatched names go to ``names.unmatched``."""
+        canonical = {key: names.canonical(lists.get(key, []), dedupe=False) for key in VOTE_KEYS}
+        return build(RecordedVote, self.source, row, field, tally=tally, **canonical)

@@ -1,0 +1,94 @@
+"""Loading any of the three layouts: a file's layout told by name or content, or a folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envs.errors import DataError
+from envs.legislative.countries import CountryTable, default_country_table
+from envs.legislative.documents.genealogy import genealogy_trajectory
+from envs.legislative.documents.marc import load_marc_drafts
+from envs.legislative.documents.reading import parse_json, read_bytes
+from envs.legislative.documents.stage_json import stage_trajectory
+from envs.legislative.documents.trajectory import Trajectory
+
+__all__ = ["load_trajectories"]
+
+# Layout by file-name suffix: the files a folder loads, then also what a single file may be.
+_FOLDER_SUFFIXES = {
+    ".trajectory.json": "stage",
+    ".genealogy.json": "genealogy",
+    ".marcxml": "marc",
+    ".marcxml.gz": "marc",
+}
+_FILE_SUFFIXES = {**_FOLDER_SUFFIXES, ".xml": "marc", ".xml.gz": "marc"}
+
+
+def _format_from_name(name: str, suffixes: dict[str, str]) -> str | None:
+    """The layout whose suffix ends ``name`` (longest suffix first), else None."""
+    lowered = name.lower()
+    for suffix, kind in sorted(suffixes.items(), key=lambda item: -len(item[0])):
+        if lowered.endswith(suffix):
+            return kind
+    return None
+
+
+def load_trajectories(path: str | Path, *, table: CountryTable | None = None) -> list[Trajectory]:
+    """Load a file in any of the three layouts, or every such file of a folder.
+
+    A file's layout is told by its name (``*.trajectory.json``, ``*.genealogy.json``,
+    ``*.marcxml``, ``*.marcxml.gz``, ``*.xml``, ``*.xml.gz``), else by its content (XML, or
+    a JSON object with ``timesteps`` or with ``stages``). A folder loads every
+    ``*.trajectory.json``, ``*.genealogy.json``, ``*.marcxml`` and ``*.marcxml.gz`` in it
+    (not its subfolders), in sorted file-name order.
+
+    Args:
+        path: a file or a folder.
+        table: country table; default :func:`~envs.legislative.countries.default_country_table`.
+
+    Returns:
+        All trajectories, file by file, each file's records in file order.
+
+    Raises:
+        DataError: the path does not exist, a folder holds no such file, a file's layout
+            cannot be told, or any loader's error.
+    """
+    path = Path(path)
+    table = table or default_country_table()
+    if path.is_dir():
+        files = sorted(
+            p for p in path.iterdir() if p.is_file() and _format_from_name(p.name, _FOLDER_SUFFIXES)
+        )
+        if not files:
+            raise DataError(
+                path,
+                "no trajectory files: expected *.trajectory.json, "
+                "*.genealogy.json, *.marcxml or *.marcxml.gz",
+            )
+        return [trajectory for file in files for trajectory in _load_file(file, table)]
+    return _load_file(path, table)
+
+
+def _load_file(path: Path, table: CountryTable) -> list[Trajectory]:
+    """Trajectories of one file, its layout told by its name, else by its content."""
+    kind = _format_from_name(path.name, _FILE_SUFFIXES)
+    if kind == "marc":
+        return load_marc_drafts(path, table=table)
+    raw = read_bytes(path)
+    if kind is None and raw.lstrip()[:1] == b"<":
+        return load_marc_drafts(path, table=table)
+    data = parse_json(path, raw)
+    if kind is None:
+        if isinstance(data, dict) and "timesteps" in data:
+            kind = "stage"
+        elif isinstance(data, dict) and "stages" in data:
+            kind = "genealogy"
+        else:
+            raise DataError(
+                path,
+                "unknown layout: expected MARC21-XML or a JSON object with 'timesteps' "
+                "(stage schema) or 'stages' (genealogy schema)",
+            )
+    if kind == "stage":
+        return [stage_trajectory(data, path, table)]
+    return [genealogy_trajectory(data, path, table)]
