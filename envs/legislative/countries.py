@@ -84,7 +84,7 @@ class CountryTable:
             self._by_name[country.name] = country
             keys = [name_key(alias) for alias in (country.name, *aliases)]
             keys += [code.casefold() for code in (country.iso2, country.iso3) if code]
-            for key in keys:
+            for key in filter(None, keys):  # a name of only non-Latin letters has no key
                 other = self._lookup.setdefault(key, country)
                 if other != country:
                     raise DataError(
@@ -132,7 +132,8 @@ class CountryTable:
         if not isinstance(name_or_code, str) or not name_or_code.strip():
             return None
         text = name_or_code.strip()
-        return self._lookup.get(name_key(text)) or self._lookup.get(text.casefold())
+        key = name_key(text)
+        return (self._lookup.get(key) if key else None) or self._lookup.get(text.casefold())
 
     def get(self, name_or_code: str) -> Country:
         """Like :meth:`find` but raises :class:`DataError` with close matches when unknown."""

@@ -81,8 +81,13 @@ UNVOTES_FILES = {
 _UNVOTES_CODES = {"yes": Vote.YES, "no": Vote.NO, "abstain": Vote.ABSTAIN}
 # X (version 2 on) and NV (version 1) both mean "non-voting" in the UN Digital Library data.
 _UNDL_CODES = {
-    "Y": Vote.YES, "N": Vote.NO, "A": Vote.ABSTAIN, "X": ABSENT, "NV": ABSENT, "": ABSENT,
-}  # fmt: skip
+    "Y": Vote.YES,
+    "N": Vote.NO,
+    "A": Vote.ABSTAIN,
+    "X": ABSENT,
+    "NV": ABSENT,
+    "": ABSENT,
+}
 # UN Digital Library records carry subjects, not Voeten's issue codes: keywords map them
 # (at the start of a word, so that FARMS is not ARMS).
 _ISSUE_KEYWORDS = {
@@ -98,7 +103,7 @@ _INTEGER = r"[+-]?[0-9]{1,15}(?:\.0*)?"  # 15 digits stay exact in float64
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: a DataFrame has no single truth value
 class RollCallData:
     """Votes of countries on roll calls, with the roll calls' attributes, in time order.
 
@@ -128,9 +133,10 @@ class RollCallData:
         strangers = [c for c in countries if not isinstance(c, Country)]
         if strangers:
             raise DataError(
-                self.source, f"countries must be Country records, got {strangers[0]!r}",
+                self.source,
+                f"countries must be Country records, got {strangers[0]!r}",
                 field="countries",
-            )  # fmt: skip
+            )
         object.__setattr__(self, "countries", countries)
         object.__setattr__(self, "unmatched_countries", tuple(self.unmatched_countries))
         if not isinstance(self.roll_calls, pd.DataFrame):
@@ -204,8 +210,8 @@ class RollCallData:
             raise DataError(
                 self.source, f"a country is named by a string, got {name!r}", field="country"
             )
-        if name in self._index:
-            return self._index[name]
+        if name.strip() in self._index:
+            return self._index[name.strip()]
         country = default_country_table().find(name)
         if country is not None and country.name in self._index:
             return self._index[country.name]
@@ -290,9 +296,14 @@ class RollCallData:
         row_of = {c: i for i, c in enumerate(countries)}
         rows = np.fromiter((row_of[c] for c in country), dtype=np.int64, count=len(country))
         return _assemble(
-            roll_calls, np.asarray(rcid), countries, rows, np.asarray(vote),
-            source=source, unmatched=unmatched,
-        )  # fmt: skip
+            roll_calls,
+            np.asarray(rcid),
+            countries,
+            rows,
+            np.asarray(vote),
+            source=source,
+            unmatched=unmatched,
+        )
 
 
 def _sort_roll_calls(roll_calls: pd.DataFrame, source: object) -> pd.DataFrame:
@@ -330,17 +341,19 @@ def _assemble(
 
     if not len(rcid) == len(rows) == len(vote):
         raise DataError(
-            where, f"rcid, country and vote differ in length ({len(rcid)}, {len(rows)}, "
-            f"{len(vote)})",
-        )  # fmt: skip
+            where,
+            f"rcid, country and vote differ in length ({len(rcid)}, {len(rows)}, {len(vote)})",
+        )
     roll_calls = _sort_roll_calls(roll_calls, source)
     bad = ~np.isin(vote, (ABSENT, *Vote))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(
-            where, f"vote code {vote[i]} is not one of -1, 0, 1, 2", row=place(i),
+            where,
+            f"vote code {vote[i]} is not one of -1, 0, 1, 2",
+            row=place(i),
             field=fields[2],
-        )  # fmt: skip
+        )
     column = pd.Index(roll_calls["rcid"]).get_indexer(rcid)
     orphan = column < 0
     if orphan.any():
@@ -411,83 +424,46 @@ def _not_utf8(path: Path, raw: bytes) -> DataError:
 def _scan_csv(path: Path, raw: bytes, required: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """Header names and the file line of every data record, after checking the layout.
 
-    Lines end in LF, CRLF or CR; blank lines are skipped. A quote must open a field, close
-    it, or be doubled inside it, and a quoted field must close on its own line; the header
-    must hold every required column once; every data line must have as many fields as the
-    header. Vectorised over the bytes, so it costs little next to parsing.
+    Lines end in LF, CRLF or CR; blank lines are skipped. The header must hold every
+    required column once, quotes must be balanced on each line (:func:`_delimiters`) and
+    every data line must have as many fields as the header. Vectorised over the bytes, so
+    it costs little next to parsing.
     """
     data = np.frombuffer(raw, dtype=np.uint8)
-    size = data.size
-    is_lf = data == _LF
-    is_cr = data == _CR
-    lone_cr = is_cr & ~np.append(is_lf[1:], False)
-    ends = np.flatnonzero(is_lf | lone_cr)
+    carriage = np.flatnonzero(data == _CR)
+    next_byte = data[np.minimum(carriage + 1, data.size - 1)]
+    lone = carriage[(next_byte != _LF) | (carriage == data.size - 1)]
+    ends = np.flatnonzero(data == _LF)
+    if lone.size:  # old Mac line ends: CR not followed by LF
+        ends = np.sort(np.concatenate((ends, lone)))
     starts = np.concatenate(([0], ends + 1))
-    stops = np.append(ends, size)
-    length = stops - starts
-    first_byte = data[np.minimum(starts, size - 1)]
-    blank = (length == 0) | ((length == 1) & (first_byte == _CR))
-    content = np.flatnonzero(~blank)
+    length = np.append(ends, data.size) - starts
+    first_byte = data[np.minimum(starts, data.size - 1)]
+    content = np.flatnonzero((length > 1) | ((length == 1) & (first_byte != _CR)))
     if content.size == 0:
         raise DataError(path, "empty file: expected a header line and data rows", row=1)
+
     header_at = int(content[0])
-    header_bytes = raw[starts[header_at] : stops[header_at]].rstrip(b"\r")
     try:
-        header_text = header_bytes.decode("utf-8")
+        header = raw[starts[header_at] : starts[header_at] + length[header_at]].decode("utf-8")
     except UnicodeDecodeError:
         raise _not_utf8(path, raw) from None
-    names = [name.strip() for name in next(csv.reader([header_text]), [])]
-    header_line = header_at + 1
-
+    names = [name.strip() for name in next(csv.reader([header.rstrip("\r")]), [])]
     missing = [c for c in required if c not in names]
     if missing:
         raise DataError(
-            path, f"missing column; expected columns {list(required)}, found {names}",
-            row=header_line, field=missing[0],
-        )  # fmt: skip
-    seen: set[str] = set()
-    for name in names:
-        if name and name in seen:
-            raise DataError(path, "column appears twice in the header", row=header_line,
-                            field=name)  # fmt: skip
-        seen.add(name)
-
-    def column_name(line_index: int, position: int) -> str:
-        before = np.searchsorted(delimiters, position) - np.searchsorted(
-            delimiters, starts[line_index]
+            path,
+            f"missing column; expected columns {list(required)}, found {names}",
+            row=header_at + 1,
+            field=missing[0],
         )
-        return names[before] if before < len(names) else f"column {before + 1}"
-
-    quotes = np.flatnonzero(data == _QUOTE)
-    commas = np.flatnonzero(data == _COMMA)
-    delimiters = commas[np.searchsorted(quotes, commas) % 2 == 0]
-    if quotes.size:
-        # Parity of the quotes before a byte tells whether it is inside a quoted field.
-        opens = np.arange(quotes.size) % 2 == 0
-        before = np.where(quotes > 0, data[np.maximum(quotes - 1, 0)], _LF)
-        after = np.where(quotes < size - 1, data[np.minimum(quotes + 1, size - 1)], _LF)
-        boundary = (_COMMA, _LF, _CR)
-        stray = np.where(
-            opens,
-            ~(np.isin(before, boundary) | (before == _QUOTE)),
-            ~(np.isin(after, boundary) | (after == _QUOTE)),
+    repeated = [name for i, name in enumerate(names) if name and name in names[:i]]
+    if repeated:
+        raise DataError(
+            path, "column appears twice in the header", row=header_at + 1, field=repeated[0]
         )
-        open_at_end = np.searchsorted(quotes, ends) % 2 == 1
-        problems = []
-        if stray.any():
-            problems.append((int(quotes[np.argmax(stray)]), "stray quote: a quote must open or "
-                             "close a field, or be doubled inside a quoted field"))  # fmt: skip
-        if open_at_end.any():
-            problems.append((int(ends[np.argmax(open_at_end)]), "quoted field not closed on its "
-                             "line (unbalanced quote?): the rows after it would be swallowed"))
-        if quotes.size % 2:
-            problems.append((int(quotes[-1]), "quoted field never closed (unbalanced quote)"))
-        if problems:
-            position, problem = min(problems, key=lambda p: p[0])  # the first one in the file
-            line_index = int(np.searchsorted(ends, position))
-            raise DataError(path, problem, row=line_index + 1,
-                            field=column_name(line_index, position))  # fmt: skip
 
+    delimiters = _delimiters(path, data, starts, ends, names)
     n_fields = np.bincount(np.searchsorted(ends, delimiters), minlength=starts.size) + 1
     records = content[1:]
     wrong = n_fields[records] != len(names)
@@ -495,10 +471,65 @@ def _scan_csv(path: Path, raw: bytes, required: Sequence[str]) -> tuple[list[str
         line_index = int(records[np.argmax(wrong)])
         found = int(n_fields[line_index])
         raise DataError(
-            path, f"{found} fields where the header has {len(names)}",
-            row=line_index + 1, field=names[found] if found < len(names) else None,
-        )  # fmt: skip
+            path,
+            f"{found} fields where the header has {len(names)}",
+            row=line_index + 1,
+            field=names[found] if found < len(names) else None,
+        )
     return names, records + 1
+
+
+def _delimiters(
+    path: Path, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, names: list[str]
+) -> np.ndarray:
+    """Positions of the commas that separate fields (not those inside quoted fields).
+
+    The parity of the quotes before a byte tells whether it is inside a quoted field, as
+    long as every quote opens a field, closes it or is doubled inside it (RFC 4180). A stray
+    quote, or a quoted field left open at the end of its line, would make a parser swallow
+    the rows that follow: both are errors here, reported at the first one in the file.
+    """
+    quotes = np.flatnonzero(data == _QUOTE)
+    commas = np.flatnonzero(data == _COMMA)
+    delimiters = commas[np.searchsorted(quotes, commas) % 2 == 0]
+    if quotes.size == 0:
+        return delimiters
+    last = data.size - 1
+    before = np.where(quotes > 0, data[np.maximum(quotes - 1, 0)], _LF)
+    after = np.where(quotes < last, data[np.minimum(quotes + 1, last)], _LF)
+    opening = np.arange(quotes.size) % 2 == 0
+    ok_before = np.isin(before, (_COMMA, _LF, _CR, _QUOTE))
+    ok_after = np.isin(after, (_COMMA, _LF, _CR, _QUOTE))
+    stray = np.where(opening, ~ok_before, ~ok_after)
+    open_at_end = np.searchsorted(quotes, ends) % 2 == 1
+    problems = []
+    if stray.any():
+        problems.append(
+            (
+                quotes[np.argmax(stray)],
+                "stray quote: a quote must open or close a field, "
+                "or be doubled inside a quoted field",
+            )
+        )
+    if open_at_end.any():
+        problems.append(
+            (
+                ends[np.argmax(open_at_end)],
+                "quoted field not closed on its line (unbalanced "
+                "quote?): the rows after it would be swallowed",
+            )
+        )
+    if quotes.size % 2:
+        problems.append((quotes[-1], "quoted field never closed (unbalanced quote)"))
+    if not problems:
+        return delimiters
+    position, problem = min(problems, key=lambda p: p[0])
+    line_index = int(np.searchsorted(ends, position))
+    column = int(
+        np.searchsorted(delimiters, position) - np.searchsorted(delimiters, starts[line_index])
+    )
+    field_name = names[column] if column < len(names) else f"column {column + 1}"
+    raise DataError(path, problem, row=line_index + 1, field=field_name)
 
 
 def _read_csv(path: Path, required: Sequence[str]) -> pd.DataFrame:
@@ -509,8 +540,7 @@ def _read_csv(path: Path, required: Sequence[str]) -> pd.DataFrame:
     """
     raw = _read_bytes(path)
     if not raw:
-        raise DataError(path, "empty file (0 bytes): expected a header line and data rows",
-                        row=1)  # fmt: skip
+        raise DataError(path, "empty file (0 bytes): expected a header line and data rows", row=1)
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
     names, lines = _scan_csv(path, raw, required)
@@ -518,9 +548,13 @@ def _read_csv(path: Path, required: Sequence[str]) -> pd.DataFrame:
         raise DataError(path, "no data rows: expected at least one row after the header", row=2)
     try:
         frame = pd.read_csv(
-            io.BytesIO(raw), dtype=str, keep_default_na=False, na_filter=False, index_col=False,
+            io.BytesIO(raw),
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            index_col=False,
             encoding="utf-8",
-        )  # fmt: skip
+        )
     except UnicodeDecodeError:
         raise _not_utf8(path, raw) from None
     except (pd.errors.ParserError, ValueError) as error:
@@ -534,8 +568,9 @@ def _read_csv(path: Path, required: Sequence[str]) -> pd.DataFrame:
     return frame
 
 
-def _fail(path: Path, values: pd.Series, bad: pd.Series | np.ndarray, name: str,
-          problem: str) -> DataError:  # fmt: skip
+def _fail(
+    path: Path, values: pd.Series, bad: pd.Series | np.ndarray, name: str, problem: str
+) -> DataError:
     """Error at the first ``bad`` row; ``problem`` may use ``{value!r}``, that row's value."""
     i = int(np.flatnonzero(np.asarray(bad))[0])
     return DataError(
@@ -570,8 +605,7 @@ def _parse_flag(path: Path, values: pd.Series, name: str) -> np.ndarray:
 def _parse_dates(path: Path, values: pd.Series, name: str) -> pd.Series:
     """ISO dates (YYYY-MM-DD, optionally with a time); anything else is an error."""
     text = values.str.strip()
-    dates = pd.to_datetime(text.where(text.str.fullmatch(_DATE)), errors="coerce",
-                           format="ISO8601")  # fmt: skip
+    dates = pd.to_datetime(text.where(text.str.fullmatch(_DATE)), errors="coerce", format="ISO8601")
     bad = dates.isna()
     if bad.any():
         raise _fail(path, values, bad, name, "expected a date YYYY-MM-DD, got {value!r}")
@@ -584,9 +618,12 @@ def _parse_codes(path: Path, values: pd.Series, codes: dict[str, int], name: str
     if not known.all():
         expected = ", ".join(repr(k) for k in codes)
         raise _fail(
-            path, values, ~known[found], name,
+            path,
+            values,
+            ~known[found],
+            name,
             f"unknown vote code {{value!r}}; expected one of {expected}",
-        )  # fmt: skip
+        )
     lookup = np.array([codes[str(code)] for code in distinct], dtype=np.int8)
     return lookup[found]
 
@@ -632,8 +669,10 @@ def load_roll_call_attributes(directory: str | Path) -> pd.DataFrame:
     """
     directory = Path(directory)
     path = directory / UNVOTES_FILES["roll_calls"]
-    frame = _read_csv(path, ["rcid", "session", "importantvote", "date", "unres", "amend", "para",
-                             "short", "descr"])  # fmt: skip
+    frame = _read_csv(
+        path,
+        ["rcid", "session", "importantvote", "date", "unres", "amend", "para", "short", "descr"],
+    )
     _require_values(path, frame, ["rcid", "session", "date"])
     table = pd.DataFrame(
         {
@@ -664,17 +703,32 @@ def _read_issue_table(path: Path, rcids: np.ndarray) -> dict[str, np.ndarray]:
     code = frame["short_name"].str.strip()
     unknown = ~code.isin(ISSUE_CODES)
     if unknown.any():
-        raise _fail(path, frame["short_name"], unknown, "short_name",
-                    f"unknown issue code {{value!r}}; expected one of {list(ISSUE_CODES)}")
+        raise _fail(
+            path,
+            frame["short_name"],
+            unknown,
+            "short_name",
+            f"unknown issue code {{value!r}}; expected one of {list(ISSUE_CODES)}",
+        )
     column = pd.Index(rcids).get_indexer(rcid)
     orphan = column < 0
     if orphan.any():
-        raise _fail(path, frame["rcid"], orphan, "rcid",
-                    f"roll call {{value}} is not in {UNVOTES_FILES['roll_calls']}")
+        raise _fail(
+            path,
+            frame["rcid"],
+            orphan,
+            "rcid",
+            f"roll call {{value}} is not in {UNVOTES_FILES['roll_calls']}",
+        )
     repeated = pd.DataFrame({"rcid": rcid, "code": code.to_numpy()}).duplicated().to_numpy()
     if repeated.any():
-        raise _fail(path, frame["short_name"], repeated, "short_name",
-                    "issue {value!r} listed twice for the same roll call")  # fmt: skip
+        raise _fail(
+            path,
+            frame["short_name"],
+            repeated,
+            "short_name",
+            "issue {value!r} listed twice for the same roll call",
+        )
     out = {c: np.zeros(len(rcids), dtype=bool) for c in ISSUE_CODES}
     for c in ISSUE_CODES:
         out[c][column[(code == c).to_numpy()]] = True
@@ -706,9 +760,17 @@ def load_unvotes(directory: str | Path, *, table: CountryTable | None = None) ->
         frame["country"], frame["country_code"], table or default_country_table()
     )
     return _assemble(
-        roll_calls, rcid, countries, rows, vote, source=str(directory), unmatched=unmatched,
-        where=path, lines=frame.index.to_numpy(), table_name=UNVOTES_FILES["roll_calls"],
-    )  # fmt: skip
+        roll_calls,
+        rcid,
+        countries,
+        rows,
+        vote,
+        source=str(directory),
+        unmatched=unmatched,
+        where=path,
+        lines=frame.index.to_numpy(),
+        table_name=UNVOTES_FILES["roll_calls"],
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -768,17 +830,24 @@ def load_undl_votes(path: str | Path, *, table: CountryTable | None = None) -> R
     for code, pattern in _ISSUE_KEYWORDS.items():
         attributes[f"issue_{code}"] = keywords.str.contains(pattern, regex=True).to_numpy()
     return _assemble(
-        attributes, rcid, countries, rows, vote, source=str(path), unmatched=unmatched,
-        where=path, lines=frame.index.to_numpy(), fields=("undl_id", "ms_name", "ms_vote"),
+        attributes,
+        rcid,
+        countries,
+        rows,
+        vote,
+        source=str(path),
+        unmatched=unmatched,
+        where=path,
+        lines=frame.index.to_numpy(),
+        fields=("undl_id", "ms_name", "ms_vote"),
         table_name="the file",
-    )  # fmt: skip
+    )
 
 
 def _first_rows(path: Path, frame: pd.DataFrame, rcid: np.ndarray) -> np.ndarray:
     """Position of the first row of each roll call; its other rows must agree with it."""
     roll_call, _ = pd.factorize(rcid)
-    first_of = np.full(roll_call.max() + 1, -1, dtype=np.int64)
-    first_of[roll_call[::-1]] = np.arange(len(roll_call))[::-1]
+    _, first_of = np.unique(roll_call, return_index=True)  # first row of each roll call
     reference = first_of[roll_call]
     for name in _UNDL_ATTRIBUTES:
         if name not in frame.columns:
@@ -837,6 +906,7 @@ def load_roll_calls(path: str | Path) -> RollCallData:
     if "ms_vote" in header:
         return load_undl_votes(path)
     raise DataError(
-        path, "not a known layout: expected an unvotes folder or a UNDL CSV (with ms_vote)",
+        path,
+        "not a known layout: expected an unvotes folder or a UNDL CSV (with ms_vote)",
         row=1,
-    )  # fmt: skip
+    )
