@@ -1,4 +1,4 @@
-"""The agent protocol: everything that acts is fitted on demonstrations and gives action probabilities.
+"""The agent protocol: all that acts is fitted on demonstrations and gives action probabilities.
 
 An agent models one actor (a country): ``fit`` it on that country's demonstrations, then ask
 ``action_probs(obs, mask)`` for a batch of observations. Masks come from the env
@@ -33,7 +33,11 @@ class Agent(Protocol):
         ...
 
     def act(
-        self, obs: np.ndarray, mask: np.ndarray | None = None, *, rng: np.random.Generator | None = None
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray | None = None,
+        *,
+        rng: np.random.Generator | None = None,
     ) -> np.ndarray:
         """Actions for a batch, shape (N,): sampled when ``rng`` is given, else the most likely."""
         ...
@@ -45,12 +49,21 @@ def apply_mask(probs: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     Args:
         probs: shape (N, A), non-negative.
         mask: shape (N, A) or (A,) bool, or None for "all valid".
+
+    Raises:
+        ValueError: when a row of the mask allows no action (no distribution exists).
     """
     probs = np.asarray(probs, dtype=np.float64)
     if mask is None:
         valid = np.ones_like(probs, dtype=bool)
     else:
         valid = np.broadcast_to(np.asarray(mask, dtype=bool), probs.shape)
+    empty = ~valid.any(axis=1)
+    if empty.any():
+        raise ValueError(
+            f"mask row {int(np.flatnonzero(empty)[0])} allows no action; "
+            "ask for probabilities only where the env has a valid action"
+        )
     masked = np.where(valid, probs, 0.0)
     total = masked.sum(axis=1, keepdims=True)
     uniform = valid / np.maximum(valid.sum(axis=1, keepdims=True), 1)
@@ -100,7 +113,11 @@ class BaseAgent:
         return apply_mask(self._probs(obs), mask)
 
     def act(
-        self, obs: np.ndarray, mask: np.ndarray | None = None, *, rng: np.random.Generator | None = None
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray | None = None,
+        *,
+        rng: np.random.Generator | None = None,
     ) -> np.ndarray:
         """Most likely actions, or actions sampled with ``rng``; shape (N,)."""
         probs = self.action_probs(obs, mask)

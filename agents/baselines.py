@@ -75,7 +75,9 @@ class AlwaysYesAgent(BaseAgent):
         return probs
 
 
-def _frequencies(acts: np.ndarray, n_actions: int, prior: np.ndarray, strength: float) -> np.ndarray:
+def _frequencies(
+    acts: np.ndarray, n_actions: int, prior: np.ndarray, strength: float
+) -> np.ndarray:
     """(counts + strength · prior) / (n + strength)."""
     counts = np.bincount(acts, minlength=n_actions).astype(float)
     return (counts + strength * prior) / (counts.sum() + strength)
@@ -132,7 +134,7 @@ class IssueMajorityAgent(BaseAgent):
 
 
 class SimilarVoteAgent(BaseAgent):
-    """"Same as its vote on the most similar earlier resolution", with calibrated confidence.
+    """Same as its vote on the most similar earlier resolution, with calibrated confidence.
 
     p = (1 − λ) · similar + λ · past, where ``similar`` is the similarity-weighted vote
     distribution on the most similar earlier roll calls and ``past`` the country's past
@@ -199,7 +201,9 @@ class LogisticAgent(BaseAgent):
         if len(self.classes_) == 1:
             self.model_ = None
         else:
-            self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(self.scaler_.transform(obs), acts)
+            self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(
+                self.scaler_.transform(obs), acts
+            )
         return self
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:

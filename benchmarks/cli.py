@@ -26,7 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser with every subcommand of :mod:`benchmarks.commands`."""
     parser = argparse.ArgumentParser(
         prog="assembly-gym",
-        description="Environments, world models, inverse RL and benchmarks of UN General Assembly behaviour.",
+        description=(
+            "Environments, world models, inverse RL and benchmarks "
+            "of UN General Assembly behaviour."
+        ),
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in sorted(pkgutil.iter_modules(benchmarks.commands.__path__), key=lambda m: m.name):

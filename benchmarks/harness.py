@@ -158,7 +158,9 @@ def evaluate(
     )  # fmt: skip
     rows, predictions = [], {}
     for name, factory in tqdm(agents.items(), desc="agents", disable=not progress):
-        y_true, probs, fit_seconds, predict_seconds = _run_agent(factory, layout, countries, train, test)
+        y_true, probs, fit_seconds, predict_seconds = _run_agent(
+            factory, layout, countries, train, test
+        )
         rows.append(
             {"agent": name, **classification_metrics(y_true, probs), "fit_seconds": fit_seconds,
              "predict_seconds": predict_seconds}
@@ -166,15 +168,25 @@ def evaluate(
         predictions[name] = (y_true, probs)
     test_votes = split.test.select_countries(countries)
     return BenchmarkResult(
-        pd.DataFrame(rows), split.describe(), test_votes.class_balance(), tuple(countries), predictions
+        pd.DataFrame(rows),
+        split.describe(),
+        test_votes.class_balance(),
+        tuple(countries),
+        predictions,
     )
 
 
 def _countries(split: TemporalSplit, countries: Sequence[str] | None) -> list[str]:
     if countries is not None:
         names = [split.train.country_names[split.train.country_index(c)] for c in countries]
-        for name in names:
-            split.test.country_index(name)
+        for data, period in ((split.train, "training"), (split.test, "test")):
+            silent = [n for n in names if (data.votes[data.country_index(n)] == ABSENT).all()]
+            if silent:
+                raise DataError(
+                    data.source,
+                    f"{silent} cast no vote in the {period} sessions; leave them out",
+                    field="country",
+                )
         return names
     voted_train = (split.train.votes != ABSENT).any(axis=1)
     test_rows = {n: i for i, n in enumerate(split.test.country_names)}
@@ -183,7 +195,9 @@ def _countries(split: TemporalSplit, countries: Sequence[str] | None) -> list[st
         if voted and name in test_rows and (split.test.votes[test_rows[name]] != ABSENT).any()
     ]  # fmt: skip
     if not names:
-        raise DataError(split.train.source, "no country voted in both the training and test sessions")
+        raise DataError(
+            split.train.source, "no country voted in both the training and test sessions"
+        )
     return names
 
 

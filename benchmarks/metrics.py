@@ -30,8 +30,12 @@ def classification_metrics(y_true: np.ndarray, probs: np.ndarray) -> dict[str, f
     labels = np.unique(y_true)
     return {
         "accuracy": float(accuracy_score(y_true, predicted)),
-        "macro_f1": float(f1_score(y_true, predicted, labels=labels, average="macro", zero_division=0)),
-        "log_loss": float(log_loss(y_true, np.clip(probs, 1e-15, 1.0), labels=np.arange(probs.shape[1]))),
+        "macro_f1": float(
+            f1_score(y_true, predicted, labels=labels, average="macro", zero_division=0)
+        ),
+        "log_loss": float(
+            log_loss(y_true, np.clip(probs, 1e-15, 1.0), labels=np.arange(probs.shape[1]))
+        ),
         "n": int(len(y_true)),
     }
 

@@ -12,6 +12,7 @@ import argparse
 import time
 
 import gymnasium as gym
+
 import envs  # noqa: F401  (registers the assembly/ ids)
 
 __all__ = ["measure", "main"]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from agents.baselines import PlantedAgent
 from benchmarks.harness import TemporalSplit, default_agents, evaluate
+from envs.errors import AssemblyGymError
 from envs.legislative.sources import default_assembly, roll_call_data
-from envs.persist import atomic_write_text
+from envs.persist import atomic_write_json, atomic_write_text
+
+RESULTS_KIND = "assembly-gym bench results"
+"""``kind`` of the results.json that ``--out`` writes (read it with ``read_versioned_json``)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,16 +22,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compare agents on held-out sessions",
         description="Fit every agent per country on earlier sessions and score it on later ones.",
     )
-    parser.add_argument("--data", default=None,
-                        help="an unvotes folder or UNDL CSV (default: the synthetic assembly)")  # fmt: skip
-    parser.add_argument("--last-train-session", type=int, default=None,
-                        help="last training session (default: 60 on real data, else 3/4 of the sessions)")  # fmt: skip
-    parser.add_argument("--countries", nargs="+", default=None, metavar="NAME",
-                        help="countries to evaluate (default: all with votes in both periods)")  # fmt: skip
-    parser.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
-                        help=f"agents to run (default: all of {', '.join(default_agents())})")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=None,
-                        help="folder to write results.md and results.json into")  # fmt: skip
+    parser.add_argument(
+        "--data", default=None,
+        help="an unvotes folder or UNDL CSV (default: the synthetic assembly)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--last-train-session", type=int, default=None,
+        help="last training session (default: 60 on real data, else 3/4 of the sessions)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--countries", nargs="+", default=None, metavar="NAME",
+        help="countries to evaluate (default: all with votes in both periods)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--agents", nargs="+", default=None, metavar="AGENT",
+        help=f"agents to run (default: all of {', '.join(default_agents())})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--out", type=Path, default=None,
+        help="folder to write results.md and results.json into",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -46,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.agents:
         unknown = sorted(set(args.agents) - set(agents))
         if unknown:
-            raise SystemExit(f"unknown agents {unknown}; choose from {sorted(agents)}")
+            raise AssemblyGymError(f"unknown agents {unknown}; choose from {sorted(agents)}")
         agents = {name: agents[name] for name in args.agents}
     result = evaluate(agents, TemporalSplit.of(data, last), countries=args.countries,
                       progress=not args.quiet)  # fmt: skip
@@ -59,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
             "data": data.source, "split": result.split, "class_balance": result.class_balance,
             "countries": list(result.countries), "results": result.table.to_dict(orient="records"),
         }  # fmt: skip
-        atomic_write_text(args.out / "results.json", json.dumps(payload, indent=2) + "\n")
+        atomic_write_json(args.out / "results.json", payload, kind=RESULTS_KIND, version=1)
     return 0

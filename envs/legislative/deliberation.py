@@ -1,4 +1,4 @@
-"""``assembly/Deliberation-v0``: one resolution from draft to plenary outcome, seen by one country."""
+"""``assembly/Deliberation-v0``: one resolution from draft to plenary outcome, seen by a country."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.errors import InvalidActionError
-from envs.legislative.data import ABSENT, RollCallData, Vote
+from envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 from envs.legislative.dynamics import EmpiricalDynamics, issue_keys, support_bin
 from envs.legislative.features import FeatureConfig, RollCallFeatures
 from envs.legislative.resolutions import (
@@ -195,7 +195,9 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
         )
         self._resolution = resolution
         self._session = session
-        self._issue_keys = issue_keys(self.features.content[:, :6])
+        self._issue_keys = issue_keys(  # as the dynamics key them (not by feature position)
+            self.records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool)
+        )
         self._meta = {
             key: self.records.resolutions[key].to_numpy()
             for key in ("session", "rcid", "symbol", "short", "descr")
@@ -229,8 +231,8 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
         others[row] = False
         self._episode = {
             "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs, "others": others,
-            "issue": int(self._issue_keys[column]), "sponsored": np.zeros(records.n_countries, bool),
-            "about": self._about(row, column),
+            "issue": int(self._issue_keys[column]),
+            "sponsored": np.zeros(records.n_countries, bool), "about": self._about(row, column),
         }  # fmt: skip
         self._last = None
         return obs.copy(), self._describe()
@@ -299,10 +301,14 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             sponsored[row] = action == Action.COSPONSOR
             choices = sponsored.astype(np.int8)
         else:
-            share = obs[
-                offset
-                + _STATE["sponsor_share" if stage == Stage.COMMITTEE_VOTE else "committee_yes"]
-            ]
+            # The support share from the previous tally in float64, as the dynamics were fitted
+            # (the float32 observation rounds shares such as 13/20 below a bin edge).
+            counts = episode["tally"]
+            share = (
+                counts["sponsors"] / n
+                if stage == Stage.COMMITTEE_VOTE
+                else counts["yes"] / max(sum(counts.values()), 1)
+            )
             bin_ = int(support_bin(stage, share))
             cdf = self._vote_cdf[
                 np.arange(n), episode["issue"], sponsored.astype(np.int64), stage - 1, bin_
@@ -311,7 +317,8 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             choices = np.where(draws == 3, ABSENT, draws).astype(np.int8)
             choices[row] = ABSENT if action == Action.NO_ACTION else action - Action.YES
         episode["stage"] = Stage(stage + 1)
-        return write_stage_outcome(obs[offset:], stage, choices, row)
+        episode["tally"] = write_stage_outcome(obs[offset:], stage, choices, row)
+        return episode["tally"]
 
     # ------------------------------------------------------------------ helpers
 
@@ -384,7 +391,8 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             f"Deliberation-v0 | {info['country']} | {info['symbol'] or 'no symbol'} | "
             f"session {info['session']} | stage {info['stage']}",
             f"  {info['title'] or '(no title)'}",
-            f"  sponsors {value['sponsor_share']:.0%} (own: {'yes' if value['own_cosponsor'] else 'no'})"
+            f"  sponsors {value['sponsor_share']:.0%}"
+            f" (own: {'yes' if value['own_cosponsor'] else 'no'})"
             f" | committee yes/no/abstain {value['committee_yes']:.0%}/{value['committee_no']:.0%}/"
             f"{value['committee_abstain']:.0%}",
             f"  valid actions: {valid or 'none (episode over)'}",

@@ -2,7 +2,8 @@
 
 A :class:`Demonstration` is one episode of an env replayed with what the country actually
 did: ``RollCall-v0`` gives one per (country, session), ``Deliberation-v0`` one per
-(country, resolution) whose every stage is recorded. Observations are exactly what the env
+(country, resolution) whose every stage is recorded (or, on request, whose last stages
+are: the plenary vote of roll-call records). Observations are exactly what the env
 shows (tested against env rollouts); the Deliberation ones show the *recorded* tallies.
 
 :func:`to_imitation` / :func:`from_imitation` convert to and from
@@ -28,11 +29,15 @@ from envs.legislative.spaces import Action, Stage, action_mask
 __all__ = [
     "Demonstration",
     "deliberation_demonstrations",
+    "first_recorded_stages",
     "from_imitation",
     "group_by_country",
+    "replay_states",
     "rollcall_demonstrations",
     "to_imitation",
 ]
+
+_STAGE_DRAFT = STATE_NAMES.index("stage_draft")
 
 
 @dataclass(frozen=True)
@@ -56,15 +61,23 @@ class Demonstration:
     terminal: bool = True
 
     def __post_init__(self) -> None:
+        if self.acts.ndim != 1 or not np.issubdtype(self.acts.dtype, np.integer):
+            raise ValueError(
+                f"acts must be integers of shape (T,), got {self.acts.dtype} {self.acts.shape}"
+            )
         n = len(self.acts)
         if n == 0:
             raise ValueError("a demonstration needs at least one action")
         if self.obs.ndim != 2 or self.obs.shape[0] != n + 1:
             raise ValueError(f"obs must have shape ({n + 1}, d), got {self.obs.shape}")
-        if self.masks.shape[0] != n or self.masks.dtype != bool:
-            raise ValueError(f"masks must be bool of shape ({n}, n_actions), got {self.masks.shape}")
+        if self.masks.ndim != 2 or self.masks.shape[0] != n or self.masks.dtype != bool:
+            raise ValueError(
+                f"masks must be bool of shape ({n}, n_actions), got {self.masks.shape}"
+            )
         if self.infos and len(self.infos) != n:
             raise ValueError(f"infos must have {n} entries, got {len(self.infos)}")
+        if self.acts.min() < 0 or self.acts.max() >= self.masks.shape[1]:
+            raise ValueError(f"acts must lie in 0..{self.masks.shape[1] - 1}, got {self.acts}")
         if not self.masks[np.arange(n), self.acts].all():
             raise ValueError("a demonstrated action is masked out")
 
@@ -92,7 +105,10 @@ def rollcall_demonstrations(
     """
     features = RollCallFeatures(data.roll_calls, history=history or data,
                                 config=feature_config or FeatureConfig())  # fmt: skip
-    meta = {key: data.roll_calls[key].to_numpy() for key in ("session", "rcid", "symbol", "short", "descr")}
+    meta = {
+        key: data.roll_calls[key].to_numpy()
+        for key in ("session", "rcid", "symbol", "short", "descr")
+    }
     mask = np.ones(len(Vote), dtype=bool)
     demos = []
     for country in countries if countries is not None else data.country_names:
@@ -104,9 +120,9 @@ def rollcall_demonstrations(
             columns = np.flatnonzero((meta["session"] == session) & (votes != ABSENT))
             infos = () if not with_infos else tuple(
                 {
-                    "country": name, "session": int(meta["session"][c]), "rcid": int(meta["rcid"][c]),
-                    "symbol": meta["symbol"][c], "title": meta["short"][c],
-                    "description": meta["descr"][c], "action_mask": mask,
+                    "country": name, "session": int(meta["session"][c]),
+                    "rcid": int(meta["rcid"][c]), "symbol": meta["symbol"][c],
+                    "title": meta["short"][c], "description": meta["descr"][c], "action_mask": mask,
                     "recorded_action": int(votes[c]),
                 }
                 for c in columns
@@ -128,50 +144,112 @@ def deliberation_demonstrations(
     countries: Iterable[str] | None = None,
     *,
     feature_config: FeatureConfig | None = None,
+    from_first_recorded: bool = False,
 ) -> list[Demonstration]:
-    """One demonstration per (country, resolution) whose three stages are all recorded.
+    """One demonstration per (country, resolution) whose stages are recorded.
 
     Observations show the recorded sponsor share and tallies, as ``Deliberation-v0`` would
     if the other countries had acted as they did.
+
+    Args:
+        records: the resolution records.
+        countries: which countries (default all).
+        feature_config: feature settings (must match the env's).
+        from_first_recorded: False (default): only (country, resolution) pairs whose three
+            stages are all recorded, each starting at DRAFT. True: every pair whose last
+            stages are recorded starts at the first stage of that recorded run (roll-call
+            records hold only the plenary vote, so their demonstrations are one plenary
+            step long); the state before it shows that stage with the unrecorded earlier
+            stages left at zero, as an env observation never would.
     """
     features = RollCallFeatures(records.resolutions, history=records.plenary_history(),
                                 config=feature_config or FeatureConfig())  # fmt: skip
-    complete = (
-        (records.sponsors != NOT_RECORDED)
-        & (records.committee != NOT_RECORDED)
-        & (records.plenary != NOT_RECORDED)
+    stages = (
+        (Stage.DRAFT, records.sponsors),
+        (Stage.COMMITTEE_VOTE, records.committee),
+        (Stage.PLENARY_VOTE, records.plenary),
     )
-    masks = np.stack([action_mask(s) for s in (Stage.DRAFT, Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE)])
+    first_stage = first_recorded_stages(records)
+    usable = first_stage < len(stages) if from_first_recorded else first_stage == 0
+    all_masks = np.stack([action_mask(stage) for stage, _ in stages])
+    meta = {key: records.resolutions[key].to_numpy()
+            for key in ("rcid", "symbol", "session", "short", "descr")}  # fmt: skip
+    n_features = len(features.names)
+    # The state block of a replay depends only on the resolution, the first stage and the
+    # country's own choices, so countries that chose alike share one computation.
+    replays: dict[tuple[int, ...], tuple[np.ndarray, list[dict[str, int]]]] = {}
     demos = []
     for country in countries if countries is not None else records.country_names:
         row = records.country_index(country)
         name = records.country_names[row]
         content = features.for_country(name)
-        for column in np.flatnonzero(complete[row]):
-            obs = np.zeros((4, len(features.names) + len(STATE_NAMES)), dtype=np.float32)
-            obs[:, : len(features.names)] = content[column]
-            state = np.zeros(len(STATE_NAMES), dtype=np.float32)
-            state[0] = 1.0  # stage_draft
-            obs[0, len(features.names) :] = state
-            stages = (
-                (Stage.DRAFT, records.sponsors[:, column]),
-                (Stage.COMMITTEE_VOTE, records.committee[:, column]),
-                (Stage.PLENARY_VOTE, records.plenary[:, column]),
-            )
-            acts, infos = [], []
-            for t, (stage, choices) in enumerate(stages):
-                acts.append(_action_of(stage, choices[row]))
-                tally = write_stage_outcome(state, stage, choices, row)
-                obs[t + 1, len(features.names) :] = state
-                infos.append(
-                    {
-                        "country": name, "rcid": int(records.resolutions["rcid"].iat[column]),
-                        "symbol": records.resolutions["symbol"].iat[column], "stage": stage.name,
-                        "action_mask": masks[t], "recorded_action": acts[-1], "tally": tally,
-                    }
-                )  # fmt: skip
-            demos.append(Demonstration(name, obs, np.array(acts, dtype=np.int64), masks.copy(), tuple(infos)))
+        for column in np.flatnonzero(usable[row]):
+            first = int(first_stage[row, column])
+            own = tuple(int(matrix[row, column]) for _, matrix in stages[first:])
+            key = (int(column), first, *own)
+            if key not in replays:
+                replays[key] = replay_states(stages[first:], column, row, first)
+            states, tallies = replays[key]
+            obs = np.empty((len(own) + 1, n_features + len(STATE_NAMES)), dtype=np.float32)
+            obs[:, :n_features] = content[column]
+            obs[:, n_features:] = states
+            acts = [
+                _action_of(stage, code)
+                for (stage, _), code in zip(stages[first:], own, strict=True)
+            ]
+            infos = tuple(
+                {
+                    "country": name, "rcid": int(meta["rcid"][column]),
+                    "symbol": meta["symbol"][column], "session": int(meta["session"][column]),
+                    "title": meta["short"][column], "description": meta["descr"][column],
+                    "stage": stage.name, "action_mask": all_masks[first + t],
+                    "recorded_action": acts[t], "tally": dict(tallies[t]),
+                }
+                for t, (stage, _) in enumerate(stages[first:])
+            )  # fmt: skip
+            demos.append(Demonstration(name, obs, np.array(acts, dtype=np.int64),
+                                       all_masks[first:].copy(), infos))  # fmt: skip
     return demos
+
+
+def first_recorded_stages(records: ResolutionRecords) -> np.ndarray:
+    """First stage of the run of recorded stages that ends with the plenary vote, (C, R) int.
+
+    0 (DRAFT) when all three stages are recorded, 2 (PLENARY_VOTE) when only the plenary
+    vote is, 3 when the plenary vote is not recorded (nothing to replay).
+    """
+    recorded = np.stack([m != NOT_RECORDED for m in (records.sponsors, records.committee,
+                                                     records.plenary)])  # fmt: skip
+    trailing = np.flip(np.cumprod(np.flip(recorded, axis=0), axis=0), axis=0).sum(axis=0)
+    return len(recorded) - trailing
+
+
+def replay_states(
+    stages: Sequence[tuple[Stage, np.ndarray]], column: int, row: int, first: int
+) -> tuple[np.ndarray, list[dict[str, int]]]:
+    """State blocks before and after each recorded stage of one resolution seen by one country.
+
+    Args:
+        stages: (stage, choice matrix (C, R)) of the stages to replay, from ``first`` on.
+        column: the resolution's column.
+        row: the observing country's row.
+        first: the stage the replay starts at.
+
+    Returns:
+        The :data:`STATE_NAMES` blocks, shape (len(stages) + 1, 19), and the tallies.
+        Countries whose choice at a stage is not recorded count as not voting (not
+        sponsoring).
+    """
+    state = np.zeros(len(STATE_NAMES), dtype=np.float32)
+    state[_STAGE_DRAFT + first] = 1.0
+    states, tallies = [state.copy()], []
+    for stage, matrix in stages:
+        choices = matrix[:, column]
+        unrecorded = 0 if stage == Stage.DRAFT else ABSENT
+        choices = np.where(choices == NOT_RECORDED, unrecorded, choices).astype(np.int8)
+        tallies.append(write_stage_outcome(state, stage, choices, row))
+        states.append(state.copy())
+    return np.stack(states), tallies
 
 
 def _action_of(stage: Stage, code: int) -> int:
@@ -210,7 +288,9 @@ def from_imitation(trajectories: Sequence) -> list[Demonstration]:
     for index, trajectory in enumerate(trajectories):
         infos = trajectory.infos
         if infos is None or len(infos) == 0 or "country" not in infos[0]:
-            raise DataError("imitation trajectories", "infos lack 'country'", row=f"trajectory {index}")
+            raise DataError(
+                "imitation trajectories", "infos lack 'country'", row=f"trajectory {index}"
+            )
         masks = np.stack([np.asarray(info["action_mask"], dtype=bool) for info in infos])
         demos.append(
             Demonstration(

@@ -141,7 +141,9 @@ class RollCallFeatures:
         )
         self._history_issue_keys = _issue_keys(history.roll_calls)
         self._consensus = self._consensus_shares()
-        self._global_prior = _shares(_vote_counts(history.votes[history.votes != ABSENT]), 1.0)
+        # All countries' shares over strictly earlier sessions (not the whole history, which
+        # would leak the target's own and later sessions into its features).
+        self._prior = _shares(self._counts_before(history.votes), 1.0)
 
     @property
     def n_roll_calls(self) -> int:
@@ -152,7 +154,7 @@ class RollCallFeatures:
         """Observation rows of one country for every target roll call, shape (R, d), float32.
 
         A country without history (a new member, or one the history lacks) gets the
-        all-countries shares as its past and zero similar-vote coverage.
+        all-countries shares of the earlier sessions as its past and zero similar-vote coverage.
         """
         try:
             row = self.history.country_index(country)
@@ -225,7 +227,7 @@ class RollCallFeatures:
         """History block of one country's observations, shape (R, len(HISTORY_NAMES))."""
         strength = self.config.prior_strength
         past_counts, issue_counts = self._cumulative_counts(votes)
-        past = _shares(past_counts, strength, self._global_prior)
+        past = _shares(past_counts, strength, self._prior)
         issue_total = np.einsum("ri,riv->rv", self._issue_keys, issue_counts)
         issue = _shares(issue_total, strength, past)
 
@@ -242,24 +244,35 @@ class RollCallFeatures:
             0.0, 1.0
         )
 
+    def _counts_before(self, votes: np.ndarray) -> np.ndarray:
+        """Votes cast in sessions strictly before each target, summed over rows, (R, 3).
+
+        Args:
+            votes: history votes, shape (n, R_history): one country's row or all of them.
+        """
+        cast = votes != ABSENT
+        columns = np.nonzero(cast)[1]
+        per_session = np.zeros((len(self.history.sessions) + 1, 3))
+        np.add.at(per_session, (self._history_sessions[columns] + 1, votes[cast]), 1.0)
+        return np.cumsum(per_session, axis=0)[self._before]
+
     def _cumulative_counts(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vote counts over sessions strictly before each target: (R, 3) and (R, 7, 3)."""
         n_sessions = len(self.history.sessions)
         cast = votes != ABSENT
-        per_session = np.zeros((n_sessions + 1, 3))
-        np.add.at(per_session, (self._history_sessions[cast] + 1, votes[cast]), 1.0)
         per_issue = np.zeros((n_sessions + 1, _N_ISSUE_KEYS, 3))
         keys = self._history_issue_keys[cast]  # (n_cast, 7)
         session_index = self._history_sessions[cast] + 1
         for key in range(_N_ISSUE_KEYS):
             on = keys[:, key]
             np.add.at(per_issue, (session_index[on], key, votes[cast][on]), 1.0)
-        cumulative = np.cumsum(per_session, axis=0)
         cumulative_issue = np.cumsum(per_issue, axis=0)
-        return cumulative[self._before], cumulative_issue[self._before]
+        return self._counts_before(votes[None, :]), cumulative_issue[self._before]
 
 
-def content_features(roll_calls: pd.DataFrame, config: FeatureConfig = FeatureConfig()) -> np.ndarray:
+def content_features(
+    roll_calls: pd.DataFrame, config: FeatureConfig = FeatureConfig()
+) -> np.ndarray:
     """Country-independent block of the observations, shape (R, n_content), float64 in [0, 1]."""
     issues = roll_calls[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=float)
     flags = roll_calls[["important", "amend", "para"]].to_numpy(dtype=float)
@@ -286,10 +299,6 @@ def _issue_keys(roll_calls: pd.DataFrame) -> np.ndarray:
     """Issue membership, shape (R, 7): the six issue codes and "no issue code"."""
     issues = roll_calls[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool)
     return np.column_stack([issues, ~issues.any(axis=1)])
-
-
-def _vote_counts(cast: np.ndarray) -> np.ndarray:
-    return np.bincount(cast.astype(np.int64), minlength=3).astype(float)
 
 
 def _shares(counts: np.ndarray, strength: float, prior: np.ndarray | None = None) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Resolution records: who sponsored each resolution and how everyone voted in committee and plenary.
+"""Resolution records: who sponsored each resolution and how all voted in committee and plenary.
 
 This is the data behind ``Deliberation-v0``. Real records come from two sources that cover
 different stages: roll calls (plenary votes, :func:`records_from_roll_calls`) and UN

@@ -46,9 +46,9 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
     country's recorded vote. A learned :class:`~envs.legislative.rewards.LinearReward` plugs in.
 
     ## Starting State
-    The first roll call of the session. ``country`` and ``session`` come from the
-    constructor, from ``reset(options={"country": …, "session": …})``, or are drawn from
-    ``self.np_random`` (a session in which the country voted).
+    The first roll call of the session. ``country`` and ``session`` (and ``window``) come
+    from the constructor, from ``reset(options={"country": …, "session": …})``, or are drawn
+    from ``self.np_random`` (a session in which the country voted).
 
     ## Episode End
     Terminated after the last roll call of the session (or of the window). No truncation.
@@ -126,7 +126,7 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode; options may set ``country`` and ``session``."""
+        """Start an episode; options may set ``country``, ``session`` and ``window``."""
         super().reset(seed=seed)
         options = options or {}
         country = options.get("country", self._country)
@@ -134,7 +134,9 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
             country = self.data.country_names[self.np_random.integers(self.data.n_countries)]
         row = self.data.country_index(country)
         country = self.data.country_names[row]
-        columns = self._episode_columns(row, options.get("session", self._session))
+        columns = self._episode_columns(
+            row, options.get("session", self._session), options.get("window", self.window)
+        )
         obs = self._country_features(country)[columns]
         obs.setflags(write=False)  # steps hand out rows of it without copying
         self._episode = {
@@ -226,17 +228,19 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
             self._cache[country] = self.features.for_country(country)
         return self._cache[country]
 
-    def _episode_columns(self, row: int, session: int | None) -> np.ndarray:
+    def _episode_columns(self, row: int, session: int | None, window: int | None) -> np.ndarray:
         """Roll-call columns of the episode: the country's votes in a session or a window."""
         voted = self.data.votes[row] != ABSENT
         name = self.data.country_names[row]
         sessions = self._meta["session"]
-        if self.window is not None:
+        if window is not None:
+            if window < 1:
+                raise ValueError(f"window must be ≥ 1, got {window}")
             columns = np.flatnonzero(voted)
             if len(columns) == 0:
                 raise ValueError(f"{name} cast no vote in {self.data.source}")
-            start = int(self.np_random.integers(max(len(columns) - self.window, 0) + 1))
-            return columns[start : start + self.window]
+            start = int(self.np_random.integers(max(len(columns) - window, 0) + 1))
+            return columns[start : start + window]
         if session is None:
             candidates = np.unique(sessions[voted])
             if len(candidates) == 0:

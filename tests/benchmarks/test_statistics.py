@@ -25,7 +25,10 @@ def predictions():
 
 def test_point_metrics_match_sklearn(predictions):
     y, probs, groups = predictions
-    scores = {k: float(v[0]) for k, v in GroupedScores.from_predictions(y, probs, groups).metrics().items()}
+    scores = {
+        k: float(v[0])
+        for k, v in GroupedScores.from_predictions(y, probs, groups).metrics().items()
+    }
     reference = classification_metrics(y, probs)
     for name in ("accuracy", "macro_f1", "log_loss"):
         assert scores[name] == pytest.approx(reference[name], abs=1e-12)
@@ -78,7 +81,9 @@ def test_paired_test_detects_a_worse_predictor_and_not_itself(predictions):
     rng = np.random.default_rng(3)
     base = GroupedScores.from_predictions(y, probs, groups)
     worse_probs = probs + np.array([0.0, 0.3, 0.0])
-    worse = GroupedScores.from_predictions(y, worse_probs / worse_probs.sum(1, keepdims=True), groups)
+    worse = GroupedScores.from_predictions(
+        y, worse_probs / worse_probs.sum(1, keepdims=True), groups
+    )
     difference, p_value = paired_bootstrap_test(worse, base, "log_loss", 500, rng)
     assert difference > 0 and p_value < 0.01
     assert paired_bootstrap_test(base, base, "log_loss", 500, rng) == (0.0, 1.0)

@@ -1,0 +1,137 @@
+"""The ``assembly-gym`` command line, in-process, and the throughput benchmark's loop."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks.cli import build_parser, main
+from benchmarks.commands.bench import RESULTS_KIND
+from benchmarks.throughput import ENVS, measure
+from envs.legislative.data import ABSENT, ISSUE_CODES
+from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from envs.persist import read_versioned_json
+
+COUNTRIES = {"France": "FR", "Germany": "DE", "Brazil": "BR", "India": "IN", "Namibia": "NA"}
+
+
+@pytest.fixture(scope="module")
+def unvotes_folder(tmp_path_factory) -> Path:
+    """A tiny synthetic assembly written in the unvotes layout, with real country names."""
+    data = generate_assembly(
+        SyntheticConfig(n_countries=5, n_blocs=2, n_sessions=4, roll_calls_per_session=12, seed=2)
+    ).data
+    folder = tmp_path_factory.mktemp("unvotes")
+    table = data.roll_calls
+    pd.DataFrame({
+        "rcid": table["rcid"], "session": table["session"],
+        "importantvote": table["important"].astype(int), "date": table["date"].dt.date,
+        "unres": table["symbol"], "amend": table["amend"].astype(int),
+        "para": table["para"].astype(int), "short": table["short"], "descr": table["descr"],
+    }).to_csv(folder / "un_roll_calls.csv.gz", index=False)  # fmt: skip
+    flagged, issue = np.nonzero(table[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool))
+    pd.DataFrame({
+        "rcid": table["rcid"].to_numpy()[flagged], "short_name": np.array(ISSUE_CODES)[issue],
+        "issue": "an issue",
+    }).to_csv(folder / "un_roll_call_issues.csv.gz", index=False)  # fmt: skip
+    row, column = np.nonzero(data.votes != ABSENT)
+    names = list(COUNTRIES)
+    pd.DataFrame({
+        "rcid": table["rcid"].to_numpy()[column],
+        "country": [names[r] for r in row],
+        "country_code": [COUNTRIES[names[r]] for r in row],
+        "vote": np.array(["yes", "no", "abstain"])[data.votes[row, column]],
+    }).to_csv(folder / "un_votes.csv.gz", index=False)  # fmt: skip
+    return folder
+
+
+def _table_agents(out: str) -> list[str]:
+    rows = [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("|")]
+    assert rows[0] == "agent"  # header, then the separator line
+    return rows[2:]
+
+
+def test_bench_on_a_data_folder(unvotes_folder, capsys):
+    code = main(["bench", "--quiet", "--data", str(unvotes_folder), "--agents", "majority",
+                 "random", "--last-train-session", "3"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"Data: {unvotes_folder}" in out and "5 countries" in out
+    assert "train sessions 1–3" in out and "test sessions 4–4" in out
+    assert _table_agents(out) == ["majority", "random"]
+
+
+def test_bench_default_is_the_synthetic_assembly_with_the_oracle(capsys):
+    code = main(["bench", "--quiet", "--countries", "Country 001", "Country 002",
+                 "--agents", "planted (oracle)", "majority"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "Data: synthetic assembly (seed 0)" in out and "2 countries" in out
+    assert _table_agents(out) == ["planted (oracle)", "majority"]
+
+
+def test_unknown_agent_is_a_one_line_error(capsys):
+    code = main(["bench", "--quiet", "--agents", "majority", "oracle"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("assembly-gym bench: error: unknown agents ['oracle']; choose from")
+
+
+@pytest.mark.parametrize("bad", ["missing", "not_a_layout"])
+def test_bad_data_path_is_exit_code_2_with_one_line(tmp_path, capsys, bad):
+    path = tmp_path / "nothing-here"
+    if bad == "not_a_layout":
+        path = tmp_path / "votes.csv"
+        path.write_text("a,b\n1,2\n")
+    code = main(["bench", "--quiet", "--data", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith(f"assembly-gym bench: error: {path}")
+
+
+def test_unknown_country_is_exit_code_2(capsys):
+    assert main(["bench", "--quiet", "--countries", "Atlantis"]) == 2
+    assert "unknown country 'Atlantis'" in capsys.readouterr().err
+
+
+def test_out_writes_results_atomically(unvotes_folder, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "results"
+    args = ["bench", "--quiet", "--data", str(unvotes_folder), "--agents", "majority",
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert (out / "results.md").read_text() == printed
+    results = read_versioned_json(out / "results.json", kind=RESULTS_KIND, version=1)
+    assert results["data"] == str(unvotes_folder)
+    assert [r["agent"] for r in results["results"]] == ["majority"]
+    assert set(results) >= {"split", "class_balance", "countries", "results"}
+    assert sorted(p.name for p in out.iterdir()) == ["results.json", "results.md"]
+    # A failing write leaves the previous results whole and no temporary file behind.
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def refuse(source, target):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        main([*args[:-3], "random", "--out", str(out)])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_parser_lists_bench_and_refuses_unknown_commands(capsys):
+    parser = build_parser()
+    assert "bench" in parser.format_help()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["no-such-command"])
+    assert exit_info.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("env_id", list(ENVS))
+def test_throughput_measure_runs(env_id):
+    rate = measure(env_id, ENVS[env_id], seconds=0.05)
+    assert np.isfinite(rate) and rate > 0
