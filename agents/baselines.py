@@ -65,8 +65,11 @@ class AlwaysYesAgent(BaseAgent):
     def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
                  yes_action: int = 0, epsilon: float = 0.01) -> None:  # fmt: skip
         super().__init__(n_actions, layout)
-        if not 0 <= yes_action < n_actions or not 0 < epsilon < 1:
-            raise ValueError("yes_action must be an action index and epsilon in (0, 1)")
+        if n_actions < 2 or not 0 <= yes_action < n_actions or not 0 < epsilon < 1:
+            raise ValueError(
+                "always-yes needs at least two actions, yes_action an action index and "
+                "epsilon in (0, 1)"
+            )
         self.yes_action, self.epsilon = yes_action, epsilon
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:

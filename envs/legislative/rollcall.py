@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import InvalidActionError
+from envs.errors import DataError, InvalidActionError
 from envs.legislative.data import ABSENT, RollCallData, Vote
 from envs.legislative.features import FeatureConfig, RollCallFeatures
 from envs.legislative.rewards import RewardFn, recorded_action_match
@@ -229,30 +229,30 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
         return self._cache[country]
 
     def _episode_columns(self, row: int, session: int | None, window: int | None) -> np.ndarray:
-        """Roll-call columns of the episode: the country's votes in a session or a window."""
+        """Roll-call columns of the episode: the country's votes in a session, or a window of
+        ``window`` consecutive votes (inside ``session`` when one is given)."""
         voted = self.data.votes[row] != ABSENT
         name = self.data.country_names[row]
         sessions = self._meta["session"]
-        if window is not None:
-            if window < 1:
-                raise ValueError(f"window must be ≥ 1, got {window}")
-            columns = np.flatnonzero(voted)
-            if len(columns) == 0:
-                raise ValueError(f"{name} cast no vote in {self.data.source}")
-            start = int(self.np_random.integers(max(len(columns) - window, 0) + 1))
-            return columns[start : start + window]
-        if session is None:
+        if not voted.any():
+            raise DataError(self.data.source, f"{name} cast no vote", field="country")
+        if window is not None and window < 1:
+            raise ValueError(f"window must be ≥ 1, got {window}")
+        if session is None and window is None:
             candidates = np.unique(sessions[voted])
-            if len(candidates) == 0:
-                raise ValueError(f"{name} cast no vote in {self.data.source}")
             session = int(candidates[self.np_random.integers(len(candidates))])
-        columns = np.flatnonzero(voted & (sessions == session))
+        columns = np.flatnonzero(voted if session is None else voted & (sessions == session))
         if len(columns) == 0:
-            raise ValueError(
+            raise DataError(
+                self.data.source,
                 f"{name} cast no vote in session {session}; sessions with votes: "
-                f"{np.unique(sessions[voted]).tolist()}"
+                f"{np.unique(sessions[voted]).tolist()}",
+                field="session",
             )
-        return columns
+        if window is None:
+            return columns
+        start = int(self.np_random.integers(max(len(columns) - window, 0) + 1))
+        return columns[start : start + window]
 
     def _describe(self, country: str, column: int) -> dict[str, Any]:
         """Info of one roll call (never the country's recorded vote on it)."""

@@ -27,6 +27,13 @@ def _load(path: str, modified: float) -> RollCallData:
     return load_roll_calls(path)
 
 
+def _modified(path: Path) -> float:
+    """Latest modification time of a file, or of any file in a folder (cache key)."""
+    if path.is_file():
+        return path.stat().st_mtime
+    return max((p.stat().st_mtime for p in path.iterdir() if p.is_file()), default=path.stat().st_mtime)
+
+
 def roll_call_data(spec: DataSpec = None) -> RollCallData:
     """Resolve a data specification.
 
@@ -56,5 +63,5 @@ def roll_call_data(spec: DataSpec = None) -> RollCallData:
         path = Path(spec).expanduser().resolve()
         if not path.exists():
             raise DataError(path, "file or folder not found")
-        return _load(str(path), path.stat().st_mtime)
+        return _load(str(path), _modified(path))
     raise TypeError(f"data must be None, 'synthetic', 'unvotes', a path or data, not {type(spec)}")

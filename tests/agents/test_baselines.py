@@ -168,8 +168,10 @@ def test_always_yes():
     np.testing.assert_allclose(
         deliberation.action_probs(np.zeros((1, 4)), draft), [[0.5, 0, 0, 0, 0.5]]
     )
-    with pytest.raises(ValueError, match="yes_action must be an action index"):
+    with pytest.raises(ValueError, match="yes_action an action index"):
         AlwaysYesAgent(3, yes_action=3)
+    with pytest.raises(ValueError, match="at least two actions"):
+        AlwaysYesAgent(1)
     with pytest.raises(ValueError, match="epsilon in \\(0, 1\\)"):
         AlwaysYesAgent(3, epsilon=0.0)
 

@@ -174,8 +174,19 @@ def test_unknown_country_is_a_data_error(data, env):
 
 
 def test_session_without_votes_is_an_error(env, data):
-    with pytest.raises(ValueError, match="cast no vote in session 99"):
+    with pytest.raises(DataError, match="cast no vote in session 99") as caught:
         env.reset(options={"country": data.country_names[0], "session": 99})
+    assert caught.value.field == "session"
+
+
+def test_window_inside_a_session(env, data):
+    country = data.country_names[0]
+    env.reset(seed=1, options={"country": country, "session": 2, "window": 3})
+    sessions = set()
+    for _ in range(3):
+        _, _, terminated, _, info = env.step(0)
+        sessions.add(info["session"])
+    assert terminated and sessions == {2}
 
 
 @pytest.mark.parametrize("window", [0, -3])
