@@ -1,9 +1,11 @@
-"""Env steps per second of every ``assembly/`` env beside Gymnasium's CartPole-v1.
+"""Env steps per second of every ``assembly/`` env, single and vectorised, beside CartPole-v1.
 
-All envs are made with ``gym.make`` and stepped in the same run with a fixed action that
-is always valid (so the loop measures the env, not an agent), resetting when an episode ends.
+Single envs are made with ``gym.make``, vectorised ones with ``gym.make_vec(...,
+vectorization_mode="custom")`` (the native batched versions), all in the same run. Each is
+stepped with a fixed action that is valid in every state, so the loop measures the env, not
+an agent; a vectorised step of N sub-envs counts as N steps. Ratios are to CartPole-v1.
 
-Run: ``python -m benchmarks.throughput [--seconds 3]``
+Run: ``python -m benchmarks.throughput [--seconds 3] [--num-envs 1024]``
 """
 
 from __future__ import annotations
@@ -12,16 +14,18 @@ import argparse
 import time
 
 import gymnasium as gym
+import numpy as np
 
 import envs  # noqa: F401  (registers the assembly/ ids)
 
-__all__ = ["measure", "main"]
+__all__ = ["main", "measure", "measure_vector"]
 
 ENVS = {  # env id → an action valid in every state
     "CartPole-v1": 0,
     "assembly/RollCall-v0": 0,  # YES
     "assembly/Deliberation-v0": 4,  # NO_ACTION
 }
+VECTOR_ENVS = ("assembly/RollCall-v0", "assembly/Deliberation-v0")
 
 
 def measure(env_id: str, action: int, seconds: float = 3.0, seed: int = 0) -> float:
@@ -41,16 +45,34 @@ def measure(env_id: str, action: int, seconds: float = 3.0, seed: int = 0) -> fl
             return steps / (time.perf_counter() - start)
 
 
+def measure_vector(env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0) -> float:
+    """Sub-env steps per second of a native vector env (after a few warm-up steps)."""
+    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="custom")
+    venv.reset(seed=seed)
+    actions = np.full(num_envs, action)
+    for _ in range(10):
+        venv.step(actions)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        venv.step(actions)
+        steps += num_envs
+    return steps / (time.perf_counter() - start)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print steps per second and the ratio to CartPole-v1."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per env")
+    parser.add_argument("--num-envs", type=int, default=1024, help="sub-envs of the vector envs")
     args = parser.parse_args(argv)
     rates = {env_id: measure(env_id, action, args.seconds) for env_id, action in ENVS.items()}
+    for env_id in VECTOR_ENVS:
+        label = f"{env_id} ×{args.num_envs} (vector)"
+        rates[label] = measure_vector(env_id, ENVS[env_id], args.num_envs, args.seconds)
     reference = rates["CartPole-v1"]
-    print(f"{'env':<28} {'steps/s':>12} {'× CartPole-v1':>14}")
+    print(f"{'env':<44} {'steps/s':>12} {'× CartPole-v1':>14}")
     for env_id, rate in rates.items():
-        print(f"{env_id:<28} {rate:>12,.0f} {rate / reference:>14.2f}")
+        print(f"{env_id:<44} {rate:>12,.0f} {rate / reference:>14.2f}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ Gymnasium 1.x dropped the plugin hook, so there ``import envs`` is needed first)
 
 from __future__ import annotations
 
-__all__ = ["ENV_IDS", "register_envs"]
+__all__ = ["ENV_IDS", "VECTOR_ENTRY_POINTS", "register_envs"]
 
 ENV_IDS: dict[str, str] = {
     "assembly/RollCall-v0": "envs.legislative.rollcall:RollCallEnv",
@@ -15,6 +15,12 @@ ENV_IDS: dict[str, str] = {
     "assembly/Simulator-v0": "envs.simulator:SimulatorEnv",
     "assembly/MemoryDynamics-v0": "envs.memory.env:MemoryDynamicsEnv",
 }
+
+VECTOR_ENTRY_POINTS: dict[str, str] = {
+    "assembly/RollCall-v0": "envs.legislative.vector:RollCallVectorEnv",
+    "assembly/Deliberation-v0": "envs.legislative.vector:DeliberationVectorEnv",
+}
+"""Native batched versions, for ``gym.make_vec(id, num_envs, vectorization_mode="custom")``."""
 
 
 def register_envs() -> None:
@@ -26,4 +32,6 @@ def register_envs() -> None:
 
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in registry:
-            register(id=env_id, entry_point=entry_point)
+            register(
+                id=env_id, entry_point=entry_point, vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id)
+            )

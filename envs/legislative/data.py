@@ -20,6 +20,7 @@ from __future__ import annotations
 import codecs
 import csv
 import difflib
+import functools
 import gzip
 import io
 import zlib
@@ -189,7 +190,7 @@ class RollCallData:
         """Number of roll calls (columns of the vote matrix)."""
         return len(self.roll_calls)
 
-    @property
+    @functools.cached_property
     def country_names(self) -> tuple[str, ...]:
         """Canonical country names in row order."""
         return tuple(self._index)

@@ -9,9 +9,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import InvalidActionError
+from envs.errors import DataError, InvalidActionError
 from envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
-from envs.legislative.dynamics import EmpiricalDynamics, issue_keys, support_bin
+from envs.legislative.dynamics import EmpiricalDynamics, issue_keys
 from envs.legislative.features import FeatureConfig, RollCallFeatures
 from envs.legislative.resolutions import (
     NOT_RECORDED,
@@ -25,7 +25,17 @@ from envs.legislative.sources import default_assembly, roll_call_data
 from envs.legislative.spaces import Action, ObservationLayout, Stage, action_mask, unit_box
 from envs.legislative.synthetic import SyntheticAssembly
 
-__all__ = ["STATE_NAMES", "DeliberationEnv", "resolution_records", "write_stage_outcome"]
+__all__ = [
+    "STAGE_MASKS",
+    "STATE_NAMES",
+    "UNRECORDED_ACTION",
+    "DeliberationEnv",
+    "recorded_actions",
+    "resolution_records",
+    "support_share",
+    "tally_dict",
+    "write_stage_outcomes",
+]
 
 STATE_NAMES = (
     "stage_draft", "stage_committee", "stage_plenary", "stage_terminal",
@@ -39,44 +49,91 @@ STATE_NAMES = (
 """Names of the stage-dependent observation dimensions (after the roll-call features)."""
 
 _STATE = {name: i for i, name in enumerate(STATE_NAMES)}
-_MASKS = {stage: action_mask(stage) for stage in Stage}
-for _mask in _MASKS.values():
+STAGE_MASKS = {stage: action_mask(stage) for stage in Stage}
+"""Read-only action mask of each stage."""
+_VOTE_CODES = np.array([vote.value for vote in Vote], dtype=np.int8)
+_SHARE_COLUMNS = {
+    stage: np.array([_STATE[f"{prefix}_{v.name.lower()}"] for v in Vote])
+    for stage, prefix in ((Stage.COMMITTEE_VOTE, "committee"), (Stage.PLENARY_VOTE, "plenary"))
+}
+_OWN_COLUMNS = {
+    stage: np.array([_STATE[f"own_{prefix}_{v.name.lower()}"] for v in Vote])
+    for stage, prefix in ((Stage.COMMITTEE_VOTE, "committee"), (Stage.PLENARY_VOTE, "plenary"))
+}
+for _mask in STAGE_MASKS.values():
     _mask.setflags(write=False)
 
 
-def write_stage_outcome(
-    state: np.ndarray, stage: Stage, choices: np.ndarray, row: int
-) -> dict[str, int]:
-    """Write what everyone did at a stage into the state part of an observation.
+def write_stage_outcomes(
+    states: np.ndarray, stage: Stage, choices: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """Write what everyone did at a stage into the state block of N observations.
 
     Args:
-        state: the :data:`STATE_NAMES` block of an observation, modified in place, shape (19,).
+        states: the :data:`STATE_NAMES` blocks, modified in place, shape (N, 19).
         stage: the stage that was played.
-        choices: what every country did, shape (C,) int8: at DRAFT 1/0 (sponsored or not),
-            at a vote a :class:`Vote` value or ``ABSENT``.
-        row: the observing country's row.
+        choices: what every country did, shape (N, C) int8: at DRAFT 1/0 (sponsored or
+            not), at a vote a :class:`Vote` value or ``ABSENT``.
+        rows: the observing country of each observation, shape (N,).
 
     Returns:
-        The stage's tally: ``{"sponsors": n}`` or ``{"yes": …, "no": …, "abstain": …}``.
+        The tallies: sponsor counts, shape (N, 1), or yes/no/abstain counts, shape (N, 3).
+    """
+    episodes = np.arange(len(rows))
+    own = choices[episodes, rows]
+    if stage == Stage.DRAFT:
+        counts = (choices == 1).sum(axis=1, keepdims=True)
+        states[:, _STATE["own_cosponsor"]] = own == 1
+        states[:, _STATE["sponsor_share"]] = counts[:, 0] / choices.shape[1]
+    else:
+        counts = (choices[:, :, None] == _VOTE_CODES).sum(axis=1)
+        states[:, _SHARE_COLUMNS[stage]] = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+        states[:, _OWN_COLUMNS[stage]] = own[:, None] == _VOTE_CODES
+        if stage == Stage.PLENARY_VOTE:
+            states[:, _STATE["adopted"]] = counts[:, Vote.YES] > counts[:, Vote.NO]
+    states[:, _STATE["stage_draft"] + stage] = 0.0
+    states[:, _STATE["stage_draft"] + stage + 1] = 1.0
+    return counts
+
+
+UNRECORDED_ACTION = -1
+"""Batch code for "the record has no action at this stage"."""
+
+
+def recorded_actions(
+    records: ResolutionRecords, stage: Stage, rows: np.ndarray, columns: np.ndarray
+) -> np.ndarray:
+    """The :class:`Action` each country took at a stage, shape (N,) int64.
+
+    Sponsored → COSPONSOR, did not → NO_ACTION; a vote → YES/NO/ABSTAIN, did not vote →
+    NO_ACTION; :data:`UNRECORDED_ACTION` where the stage is not recorded.
     """
     if stage == Stage.DRAFT:
-        state[_STATE["own_cosponsor"]] = float(choices[row] == 1)
-        state[_STATE["sponsor_share"]] = float((choices == 1).mean())
-        tally = {"sponsors": int((choices == 1).sum())}
+        codes = records.sponsors[rows, columns]
+        actions = np.where(codes == 1, Action.COSPONSOR, Action.NO_ACTION)
     else:
-        counts = np.bincount(choices[choices != ABSENT], minlength=3)
-        shares = counts / max(counts.sum(), 1)
-        prefix = "committee" if stage == Stage.COMMITTEE_VOTE else "plenary"
-        for vote in Vote:
-            name = vote.name.lower()
-            state[_STATE[f"{prefix}_{name}"]] = shares[vote]
-            state[_STATE[f"own_{prefix}_{name}"]] = float(choices[row] == vote)
-        tally = {v.name.lower(): int(counts[v]) for v in Vote}
-        if stage == Stage.PLENARY_VOTE:
-            state[_STATE["adopted"]] = float(counts[Vote.YES] > counts[Vote.NO])
-    state[_STATE["stage_draft"] + stage] = 0.0
-    state[_STATE["stage_draft"] + stage + 1] = 1.0
-    return tally
+        matrix = records.committee if stage == Stage.COMMITTEE_VOTE else records.plenary
+        codes = matrix[rows, columns]
+        actions = np.where(codes == ABSENT, Action.NO_ACTION, codes.astype(np.int64) + Action.YES)
+    return np.where(codes == NOT_RECORDED, UNRECORDED_ACTION, actions).astype(np.int64)
+
+
+def tally_dict(stage: Stage, counts: np.ndarray) -> dict[str, int]:
+    """One episode's tally as a dict: ``{"sponsors": n}`` or yes/no/abstain counts."""
+    if stage == Stage.DRAFT:
+        return {"sponsors": int(counts[0])}
+    return {vote.name.lower(): int(counts[vote]) for vote in Vote}
+
+
+def support_share(stage: Stage, counts: np.ndarray, n_countries: int) -> np.ndarray:
+    """The support share the next stage depends on, from a stage's tallies, shape (N,).
+
+    After DRAFT: the sponsor share of all countries; after the committee vote: the yes share
+    of those voting. Computed in float64 from counts, exactly as the dynamics were fitted.
+    """
+    if stage == Stage.DRAFT:
+        return counts[:, 0] / n_countries
+    return counts[:, Vote.YES] / np.maximum(counts.sum(axis=1), 1)
 
 
 def resolution_records(data: Any = None) -> ResolutionRecords:
@@ -195,16 +252,18 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
         )
         self._resolution = resolution
         self._session = session
-        self._issue_keys = issue_keys(  # as the dynamics key them (not by feature position)
+        # Issue key of each resolution, shape (R,), as the dynamics key them.
+        self.resolution_issues = issue_keys(
             self.records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool)
         )
-        self._meta = {
+        # Text and ids of each resolution (arrays of length R), for infos and rendering.
+        self.attributes = {
             key: self.records.resolutions[key].to_numpy()
             for key in ("session", "rcid", "symbol", "short", "descr")
         }
-        self._sessions = self._meta["session"]
-        self._vote_cdf = np.cumsum(self.dynamics.votes, axis=-1)
+        self._sessions = self.attributes["session"]
         self._cache: dict[str, np.ndarray] = {}
+        self._candidates: dict[tuple[int, int | None], np.ndarray] = {}
         self._episode: dict[str, Any] | None = None
         self._last: dict[str, Any] | None = None
 
@@ -215,27 +274,41 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start at the DRAFT stage; options may set ``country``, ``resolution``, ``session``."""
         super().reset(seed=seed)
-        options = options or {}
-        records = self.records
-        country = options.get("country", self._country)
-        if country is None:
-            country = records.country_names[self.np_random.integers(records.n_countries)]
-        row = records.country_index(country)
-        column = self._pick_resolution(
-            row, options.get("resolution", self._resolution), options.get("session", self._session)
-        )
+        row, column = self.sample_start(self.np_random, options or {})
+        n = self.records.n_countries
         obs = np.zeros(len(self.layout), dtype=np.float32)
-        obs[: len(self.features.names)] = self._country_features(records.country_names[row])[column]
+        obs[: len(self.features.names)] = self.country_features(self.records.country_names[row])[
+            column
+        ]
         obs[len(self.features.names) + _STATE["stage_draft"]] = 1.0
-        others = np.ones(records.n_countries, dtype=bool)
-        others[row] = False
         self._episode = {
-            "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs, "others": others,
-            "issue": int(self._issue_keys[column]),
-            "sponsored": np.zeros(records.n_countries, bool), "about": self._about(row, column),
+            "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs,
+            "issue": int(self.resolution_issues[column]), "sponsored": np.zeros((1, n), bool),
+            "support": np.zeros(1), "about": self._about(row, column),
+            # every draw of the episode up front: one uniform per country and stage
+            "uniforms": self.np_random.random((len(Stage) - 1, n)),
         }  # fmt: skip
         self._last = None
         return obs.copy(), self._describe()
+
+    def sample_start(self, rng: np.random.Generator, options: dict[str, Any]) -> tuple[int, int]:
+        """Draw the episode's (country row, resolution column) with ``rng``.
+
+        ``options`` may fix ``country``, ``resolution`` and ``session``; the constructor's
+        values apply otherwise. The vector env calls this with each sub-env's generator.
+        """
+        records = self.records
+        country = options.get("country", self._country)
+        if country is None:
+            country = records.country_names[rng.integers(records.n_countries)]
+        row = records.country_index(country)
+        column = self._pick_resolution(
+            row,
+            options.get("resolution", self._resolution),
+            options.get("session", self._session),
+            rng,
+        )
+        return row, column
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Act at the current stage; the other countries respond; move to the next stage."""
@@ -246,10 +319,10 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             raise InvalidActionError(f"action {action!r} is not in {self.action_space}")
         stage = episode["stage"]
         action = Action(int(action))
-        invalid = not _MASKS[stage][action]
+        invalid = not STAGE_MASKS[stage][action]
         if invalid:
             if self.invalid_action == "raise":
-                valid = [a.name for a in Action if _MASKS[stage][a]]
+                valid = [a.name for a in Action if STAGE_MASKS[stage][a]]
                 raise InvalidActionError(
                     f"{action.name} is not valid at {stage.name}; valid: {valid}"
                 )
@@ -286,75 +359,56 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
     def action_masks(self) -> np.ndarray:
         """Valid actions at the current stage, shape (5,) bool."""
         stage = Stage.TERMINAL if self._episode is None else self._episode["stage"]
-        return _MASKS[stage].copy()
+        return STAGE_MASKS[stage].copy()
 
     # ------------------------------------------------------------------ dynamics
 
     def _advance(self, episode: dict[str, Any], action: Action) -> dict[str, int]:
         """Apply the agent's action and the others' response; returns the stage's tally."""
-        stage, obs, row = episode["stage"], episode["obs"], episode["row"]
-        rng, n = self.np_random, self.records.n_countries
-        offset = len(self.features.names)
-        sponsored = episode["sponsored"]
-        if stage == Stage.DRAFT:
-            sponsored[:] = self.dynamics.sample_sponsors(episode["issue"], rng) & episode["others"]
-            sponsored[row] = action == Action.COSPONSOR
-            choices = sponsored.astype(np.int8)
-        else:
-            # The support share from the previous tally in float64, as the dynamics were fitted
-            # (the float32 observation rounds shares such as 13/20 below a bin edge).
-            counts = episode["tally"]
-            share = (
-                counts["sponsors"] / n
-                if stage == Stage.COMMITTEE_VOTE
-                else counts["yes"] / max(sum(counts.values()), 1)
-            )
-            bin_ = int(support_bin(stage, share))
-            cdf = self._vote_cdf[
-                np.arange(n), episode["issue"], sponsored.astype(np.int64), stage - 1, bin_
-            ]
-            draws = np.minimum((rng.random(n)[:, None] > cdf).sum(axis=1), 3)
-            choices = np.where(draws == 3, ABSENT, draws).astype(np.int8)
-            choices[row] = ABSENT if action == Action.NO_ACTION else action - Action.YES
+        stage, row = episode["stage"], np.array([episode["row"]])
+        choices = self.dynamics.respond(
+            stage, np.array([episode["issue"]]), row, np.array([int(action)]),
+            episode["sponsored"], episode["support"], episode["uniforms"][stage][None, :],
+        )  # fmt: skip
+        states = episode["obs"][None, len(self.features.names) :]
+        counts = write_stage_outcomes(states, stage, choices, row)
+        episode["obs"][len(self.features.names) :] = states[0]
+        episode["support"] = support_share(stage, counts, self.records.n_countries)
         episode["stage"] = Stage(stage + 1)
-        episode["tally"] = write_stage_outcome(obs[offset:], stage, choices, row)
-        return episode["tally"]
+        return tally_dict(stage, counts[0])
 
     # ------------------------------------------------------------------ helpers
 
     def _recorded(self, stage: Stage) -> int | None:
         """The country's recorded action at a stage, or None when not recorded."""
-        row, column = self._episode["row"], self._episode["column"]
-        if stage == Stage.DRAFT:
-            code = self.records.sponsors[row, column]
-            return (
-                None
-                if code == NOT_RECORDED
-                else int(Action.COSPONSOR if code else Action.NO_ACTION)
-            )
-        matrix = self.records.committee if stage == Stage.COMMITTEE_VOTE else self.records.plenary
-        code = matrix[row, column]
-        if code == NOT_RECORDED:
-            return None
-        return int(Action.NO_ACTION if code == ABSENT else Action.YES + code)
+        rows, columns = np.array([self._episode["row"]]), np.array([self._episode["column"]])
+        action = int(recorded_actions(self.records, stage, rows, columns)[0])
+        return None if action == UNRECORDED_ACTION else action
 
-    def _pick_resolution(self, row: int, resolution: int | str | None, session: int | None) -> int:
+    def _pick_resolution(
+        self, row: int, resolution: int | str | None, session: int | None, rng: np.random.Generator
+    ) -> int:
         if resolution is not None:
             return self.records.resolution_index(resolution)
-        recorded = (self.records.plenary[row] != NOT_RECORDED) | (
-            self.records.sponsors[row] != NOT_RECORDED
-        )
-        if session is not None:
-            recorded &= self._sessions == session
-        candidates = np.flatnonzero(recorded)
+        key = (row, session)
+        if key not in self._candidates:  # resolutions with a record of this country, cached
+            recorded = (self.records.plenary[row] != NOT_RECORDED) | (
+                self.records.sponsors[row] != NOT_RECORDED
+            )
+            if session is not None:
+                recorded &= self._sessions == session
+            self._candidates[key] = np.flatnonzero(recorded)
+        candidates = self._candidates[key]
         if len(candidates) == 0:
             where = f" in session {session}" if session is not None else ""
             name = self.records.country_names[row]
-            raise ValueError(f"no recorded resolution for {name}{where} in {self.records.source}")
-        return int(candidates[self.np_random.integers(len(candidates))])
+            raise DataError(
+                self.records.source, f"no recorded resolution for {name}{where}", field="session"
+            )
+        return int(candidates[rng.integers(len(candidates))])
 
     def _about(self, row: int, column: int) -> dict[str, Any]:
-        meta = self._meta
+        meta = self.attributes
         return {
             "country": self.records.country_names[row],
             "rcid": int(meta["rcid"][column]),
@@ -364,7 +418,8 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             "description": meta["descr"][column],
         }
 
-    def _country_features(self, country: str) -> np.ndarray:
+    def country_features(self, country: str) -> np.ndarray:
+        """Roll-call feature rows of a country for every resolution, shape (R, d), cached."""
         if country not in self._cache:
             if len(self._cache) >= 64:
                 self._cache.pop(next(iter(self._cache)))
@@ -378,7 +433,7 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
         """Info of the current resolution at a stage (never the country's recorded action)."""
         episode = self._episode
         stage = episode["stage"] if stage is None else stage
-        return {**episode["about"], "stage": stage.name, "action_mask": _MASKS[stage]}
+        return {**episode["about"], "stage": stage.name, "action_mask": STAGE_MASKS[stage]}
 
     def render_text(self) -> str:
         """A readable description of the current state."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from envs.errors import DataError
 from envs.legislative.data import ABSENT, RollCallData, Vote
-from envs.legislative.deliberation import STATE_NAMES, write_stage_outcome
+from envs.legislative.deliberation import STATE_NAMES, tally_dict, write_stage_outcomes
 from envs.legislative.features import FeatureConfig, RollCallFeatures
 from envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
 from envs.legislative.spaces import Action, Stage, action_mask
@@ -247,7 +247,8 @@ def replay_states(
         choices = matrix[:, column]
         unrecorded = 0 if stage == Stage.DRAFT else ABSENT
         choices = np.where(choices == NOT_RECORDED, unrecorded, choices).astype(np.int8)
-        tallies.append(write_stage_outcome(state, stage, choices, row))
+        counts = write_stage_outcomes(state[None, :], stage, choices[None, :], np.array([row]))
+        tallies.append(tally_dict(stage, counts[0]))
         states.append(state.copy())
     return np.stack(states), tallies
 

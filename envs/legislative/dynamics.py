@@ -14,6 +14,7 @@ data never records (e.g. committee votes in roll-call data) takes the coarser on
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from envs.errors import DataError
 from envs.legislative.data import ABSENT, ISSUE_CODES, Vote
 from envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
-from envs.legislative.spaces import Stage
+from envs.legislative.spaces import Action, Stage
 
 __all__ = [
     "SPONSOR_SHARE_EDGES",
@@ -175,19 +176,53 @@ class EmpiricalDynamics:
         rows = np.arange(len(self.countries))
         return self.votes[rows, issue_key, sponsored.astype(np.int64), stage - 1, bin_]
 
-    def sample_sponsors(self, issue_key: int, rng: np.random.Generator) -> np.ndarray:
-        """Who sponsors, shape (C,) bool."""
-        return rng.random(len(self.countries)) < self.sponsor_probs(issue_key)
-
-    def sample_votes(
-        self, stage: Stage, issue_key: int, sponsored: np.ndarray, bin_: int,
-        rng: np.random.Generator,
+    def respond(
+        self, stage: Stage, issues: np.ndarray, rows: np.ndarray, actions: np.ndarray,
+        sponsored: np.ndarray, support: np.ndarray, uniforms: np.ndarray,
     ) -> np.ndarray:  # fmt: skip
-        """Votes of every country, shape (C,) int8: :class:`Vote` values or ``ABSENT``."""
-        probs = self.vote_probs(stage, issue_key, sponsored, bin_)
-        draws = (rng.random(len(probs))[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
-        draws = np.minimum(draws, _ABSENT_OUTCOME)  # guards rounding of the cumulative sum
-        return np.where(draws == _ABSENT_OUTCOME, ABSENT, draws).astype(np.int8)
+        """What every country does at a stage, in a batch of N episodes.
+
+        The other countries act by the fitted tables, each with its own uniform draw; the
+        country of each episode (``rows``) does what its agent chose (``actions``).
+
+        Args:
+            stage: DRAFT, COMMITTEE_VOTE or PLENARY_VOTE.
+            issues: issue key of each episode's resolution, shape (N,).
+            rows: the agent's country in each episode, shape (N,).
+            actions: the agents' :class:`~envs.legislative.spaces.Action` values, shape (N,).
+            sponsored: who sponsored, shape (N, C) bool (updated in place at DRAFT).
+            support: the support share before this stage (sponsor share before the committee
+                vote, committee yes share before the plenary vote), shape (N,) float64.
+            uniforms: one uniform draw per country, shape (N, C).
+
+        Returns:
+            Choices, shape (N, C) int8: at DRAFT 1/0 (sponsored or not), at a vote a
+            :class:`Vote` value or ``ABSENT``.
+        """
+        episodes = np.arange(len(rows))
+        if stage == Stage.DRAFT:
+            sponsored[:] = uniforms < self.sponsor[:, issues].T
+            sponsored[episodes, rows] = actions == Action.COSPONSOR
+            return sponsored.astype(np.int8)
+        if stage not in _VOTE_STAGES:
+            raise ValueError(f"nobody acts at {stage!r}")
+        bins = support_bin(stage, support)
+        cdf = self._cdf[self._countries_axis, issues[:, None], sponsored.astype(np.int64),
+                        stage - 1, bins[:, None]]  # fmt: skip  # (N, C, 4)
+        draws = np.minimum((uniforms[:, :, None] > cdf).sum(axis=2), _ABSENT_OUTCOME)
+        choices = np.where(draws == _ABSENT_OUTCOME, ABSENT, draws).astype(np.int8)
+        own = np.where(actions == Action.NO_ACTION, ABSENT, actions - Action.YES)
+        choices[episodes, rows] = own
+        return choices
+
+    @functools.cached_property
+    def _cdf(self) -> np.ndarray:
+        """Cumulative vote probabilities over outcomes, same shape as :attr:`votes`."""
+        return np.cumsum(self.votes, axis=-1)
+
+    @functools.cached_property
+    def _countries_axis(self) -> np.ndarray:
+        return np.arange(len(self.countries))[None, :]
 
 
 def _issue_columns() -> list[str]:

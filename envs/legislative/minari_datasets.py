@@ -71,7 +71,9 @@ def _encode(values: list[Any], key: str) -> Any:
     if isinstance(first, str):
         return np.array([v.encode("utf-8") for v in values])
     if first is None or any(v is None for v in values):
-        raise DataError("demonstrations", "info values may not be None in a Minari export", field=key)
+        raise DataError(
+            "demonstrations", "info values may not be None in a Minari export", field=key
+        )
     return np.asarray(values)
 
 

@@ -3,6 +3,10 @@
 Every env takes ``reward_fn(obs, action, next_obs, info) -> float``, where ``obs`` is the
 observation the action was taken in and ``info`` is the step's info dict (it holds the
 country's ``recorded_action`` when the data has one).
+
+A reward function may also offer ``batch(obs, actions, next_obs, infos) -> (N,)`` over
+stacked arrays (``infos`` a dict of arrays, ``recorded_action`` −1 where unknown); vector
+envs use it when present (:func:`batch_rewards`) and call the function row by row otherwise.
 """
 
 from __future__ import annotations
@@ -12,7 +16,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["FeatureMap", "LinearReward", "RewardFn", "recorded_action_match"]
+__all__ = [
+    "FeatureMap",
+    "LinearReward",
+    "RecordedActionMatch",
+    "RewardFn",
+    "batch_rewards",
+    "recorded_action_match",
+]
 
 RewardFn = Callable[[np.ndarray, int, np.ndarray, dict[str, Any]], float]
 
@@ -32,17 +43,54 @@ class FeatureMap(Protocol):
         ...
 
 
-def recorded_action_match(
-    obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
-) -> float:
+class RecordedActionMatch:
     """The default proxy reward: 1 when the action equals what the country actually did.
 
     0 when it differs or when the record has no action for this step
-    (``info["recorded_action"]`` missing or None). Summed over an episode it counts the
-    decisions an agent reproduces, so the return of a perfect imitator is the episode length.
+    (``info["recorded_action"]`` missing, None, or −1 in a batch). Summed over an episode it
+    counts the decisions an agent reproduces: a perfect imitator's return is the episode length.
     """
-    recorded = info.get("recorded_action")
-    return float(recorded is not None and int(action) == int(recorded))
+
+    def __call__(
+        self, obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
+    ) -> float:
+        """Reward of one step."""
+        recorded = info.get("recorded_action")
+        return float(recorded is not None and int(action) == int(recorded))
+
+    def batch(
+        self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: dict[str, Any]
+    ) -> np.ndarray:
+        """Rewards of a batch of steps, shape (N,)."""
+        return (np.asarray(actions) == infos["recorded_action"]).astype(np.float64)
+
+
+recorded_action_match = RecordedActionMatch()
+
+
+def batch_rewards(
+    reward_fn: RewardFn, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray,
+    infos: dict[str, Any],
+) -> np.ndarray:  # fmt: skip
+    """Rewards of N steps: ``reward_fn.batch`` when it has one, else one call per row.
+
+    Args:
+        reward_fn: the reward function.
+        obs: observations the actions were taken in, shape (N, d).
+        actions: actions, shape (N,).
+        next_obs: observations after the step, shape (N, d).
+        infos: per-step info fields as arrays of length N.
+    """
+    batch = getattr(reward_fn, "batch", None)
+    if batch is not None:
+        return np.asarray(batch(obs, actions, next_obs, infos), dtype=np.float64)
+    rewards = np.empty(len(actions))
+    for i, action in enumerate(actions):
+        info = {key: value[i] for key, value in infos.items()}
+        if info.get("recorded_action") == -1:
+            info["recorded_action"] = None
+        rewards[i] = reward_fn(obs[i], int(action), next_obs[i], info)
+    return rewards
 
 
 class LinearReward:
@@ -71,3 +119,9 @@ class LinearReward:
     ) -> float:
         """θ·φ(obs, action); the other arguments are part of the reward-function signature."""
         return float(self.values(obs)[0, int(action)])
+
+    def batch(
+        self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: dict[str, Any]
+    ) -> np.ndarray:
+        """θ·φ(obs_i, action_i) for a batch, shape (N,)."""
+        return self.values(obs)[np.arange(len(actions)), np.asarray(actions)]

@@ -114,7 +114,9 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
         self._mask = np.ones(len(Vote), dtype=bool)
         self._mask.setflags(write=False)
         self._cache: dict[str, np.ndarray] = {}
-        self._meta = {
+        self._votes_index: dict[int, tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]] = {}
+        # Text and ids of each roll call (arrays of length R), for infos and rendering.
+        self.attributes = {
             key: self.data.roll_calls[key].to_numpy()
             for key in ("session", "rcid", "symbol", "short", "descr")
         }
@@ -128,16 +130,9 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode; options may set ``country``, ``session`` and ``window``."""
         super().reset(seed=seed)
-        options = options or {}
-        country = options.get("country", self._country)
-        if country is None:
-            country = self.data.country_names[self.np_random.integers(self.data.n_countries)]
-        row = self.data.country_index(country)
+        row, columns = self.sample_episode(self.np_random, options or {})
         country = self.data.country_names[row]
-        columns = self._episode_columns(
-            row, options.get("session", self._session), options.get("window", self.window)
-        )
-        obs = self._country_features(country)[columns]
+        obs = self.country_features(country)[columns]
         obs.setflags(write=False)  # steps hand out rows of it without copying
         self._episode = {
             "country": country,
@@ -219,7 +214,7 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
             lines.append(f"  last: {Vote(action).name} (recorded {recorded}), reward {reward:+.3f}")
         return "\n".join(lines)
 
-    def _country_features(self, country: str) -> np.ndarray:
+    def country_features(self, country: str) -> np.ndarray:
         """Observation rows of a country, cached up to a memory budget (oldest out first)."""
         if country not in self._cache:
             per_country = self.data.n_roll_calls * len(self.layout) * 4
@@ -228,40 +223,72 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
             self._cache[country] = self.features.for_country(country)
         return self._cache[country]
 
-    def _episode_columns(self, row: int, session: int | None, window: int | None) -> np.ndarray:
-        """Roll-call columns of the episode: the country's votes in a session, or a window of
-        ``window`` consecutive votes (inside ``session`` when one is given)."""
-        voted = self.data.votes[row] != ABSENT
+    def sample_episode(
+        self, rng: np.random.Generator, options: dict[str, Any]
+    ) -> tuple[int, np.ndarray]:
+        """Draw an episode with ``rng``: the country's row and its roll-call columns.
+
+        ``options`` may fix ``country``, ``session`` and ``window``; the constructor's values
+        apply otherwise. The vector env calls this with each sub-env's generator.
+        """
+        country = options.get("country", self._country)
+        if country is None:
+            country = self.data.country_names[rng.integers(self.data.n_countries)]
+        row = self.data.country_index(country)
+        session = options.get("session", self._session)
+        return row, self._episode_columns(row, session, options.get("window", self.window), rng)
+
+    def _episode_columns(
+        self, row: int, session: int | None, window: int | None, rng: np.random.Generator
+    ) -> np.ndarray:
+        """Roll-call columns of the episode.
+
+        The country's votes in a session, or a window of ``window`` consecutive votes
+        (inside ``session`` when one is given).
+        """
+        voted, sessions, by_session = self._votes_of(row)
         name = self.data.country_names[row]
-        sessions = self._meta["session"]
-        if not voted.any():
+        if len(voted) == 0:
             raise DataError(self.data.source, f"{name} cast no vote", field="country")
         if window is not None and window < 1:
             raise ValueError(f"window must be ≥ 1, got {window}")
         if session is None and window is None:
-            candidates = np.unique(sessions[voted])
-            session = int(candidates[self.np_random.integers(len(candidates))])
-        columns = np.flatnonzero(voted if session is None else voted & (sessions == session))
-        if len(columns) == 0:
+            session = int(sessions[rng.integers(len(sessions))])
+        columns = voted if session is None else by_session.get(int(session))
+        if columns is None:
             raise DataError(
                 self.data.source,
                 f"{name} cast no vote in session {session}; sessions with votes: "
-                f"{np.unique(sessions[voted]).tolist()}",
+                f"{sessions.tolist()}",
                 field="session",
             )
         if window is None:
             return columns
-        start = int(self.np_random.integers(max(len(columns) - window, 0) + 1))
+        start = int(rng.integers(max(len(columns) - window, 0) + 1))
         return columns[start : start + window]
+
+    def _votes_of(self, row: int) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
+        """A country's voted columns, its sessions with votes, and its columns per session."""
+        if row not in self._votes_index:
+            voted = np.flatnonzero(self.data.votes[row] != ABSENT)
+            sessions = self.attributes["session"][voted]
+            distinct, starts = np.unique(sessions, return_index=True)  # columns are in time order
+            parts = np.split(voted, starts[1:])
+            self._votes_index[row] = (
+                voted,
+                distinct,
+                dict(zip(distinct.tolist(), parts, strict=True)),
+            )
+        return self._votes_index[row]
 
     def _describe(self, country: str, column: int) -> dict[str, Any]:
         """Info of one roll call (never the country's recorded vote on it)."""
         return {
             "country": country,
-            "session": int(self._meta["session"][column]),
-            "rcid": int(self._meta["rcid"][column]),
-            "symbol": self._meta["symbol"][column],
-            "title": self._meta["short"][column],
-            "description": self._meta["descr"][column],
+            "session": int(self.attributes["session"][column]),
+            "rcid": int(self.attributes["rcid"][column]),
+            "symbol": self.attributes["symbol"][column],
+            "title": self.attributes["short"][column],
+            "description": self.attributes["descr"][column],
             "action_mask": self._mask,
         }

@@ -31,7 +31,9 @@ def _modified(path: Path) -> float:
     """Latest modification time of a file, or of any file in a folder (cache key)."""
     if path.is_file():
         return path.stat().st_mtime
-    return max((p.stat().st_mtime for p in path.iterdir() if p.is_file()), default=path.stat().st_mtime)
+    return max(
+        (p.stat().st_mtime for p in path.iterdir() if p.is_file()), default=path.stat().st_mtime
+    )
 
 
 def roll_call_data(spec: DataSpec = None) -> RollCallData:

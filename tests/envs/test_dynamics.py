@@ -20,7 +20,7 @@ from envs.legislative.resolutions import (
     ResolutionRecords,
     generate_resolution_records,
 )
-from envs.legislative.spaces import Stage
+from envs.legislative.spaces import Action, Stage
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 HR = ISSUE_CODES.index("hr")
@@ -144,20 +144,34 @@ def test_vote_probs_only_at_vote_stages(synthetic_dynamics):
     np.testing.assert_allclose(probs.sum(axis=1), 1.0)
 
 
-def test_sampling_follows_the_tables(synthetic_dynamics):
+def test_responses_follow_the_tables(synthetic_dynamics):
     _, dynamics = synthetic_dynamics
     rng = np.random.default_rng(0)
-    sponsors = np.stack([dynamics.sample_sponsors(HR, rng) for _ in range(4000)])
-    assert sponsors.dtype == bool
-    np.testing.assert_allclose(sponsors.mean(axis=0), dynamics.sponsor_probs(HR), atol=0.03)
-    sponsored = np.arange(10) % 2 == 0
-    draws = np.stack([
-        dynamics.sample_votes(Stage.COMMITTEE_VOTE, HR, sponsored, 1, rng) for _ in range(4000)
-    ])  # fmt: skip
-    assert draws.dtype == np.int8 and np.isin(draws, (ABSENT, 0, 1, 2)).all()
-    probs = dynamics.vote_probs(Stage.COMMITTEE_VOTE, HR, sponsored, 1)
-    frequencies = np.stack([(draws == code).mean(axis=0) for code in (0, 1, 2, ABSENT)], axis=1)
-    np.testing.assert_allclose(frequencies, probs, atol=0.03)
+    n, countries = 4000, len(dynamics.countries)
+    issues, rows = np.full(n, HR), np.zeros(n, dtype=np.int64)  # country 0 is the agent
+    sponsored = np.zeros((n, countries), dtype=bool)
+    choices = dynamics.respond(
+        Stage.DRAFT, issues, rows, np.full(n, Action.COSPONSOR), sponsored, np.zeros(n),
+        rng.random((n, countries)),
+    )  # fmt: skip
+    assert choices.dtype == np.int8 and (choices[:, 0] == 1).all() and sponsored[:, 0].all()
+    np.testing.assert_allclose(
+        sponsored[:, 1:].mean(axis=0), dynamics.sponsor_probs(HR)[1:], atol=0.03
+    )
+    fixed = np.tile(np.arange(countries) % 2 == 0, (n, 1))
+    votes = dynamics.respond(
+        Stage.COMMITTEE_VOTE, issues, rows, np.full(n, Action.ABSTAIN), fixed, np.full(n, 0.05),
+        rng.random((n, countries)),
+    )  # fmt: skip
+    assert votes.dtype == np.int8 and np.isin(votes, (ABSENT, 0, 1, 2)).all()
+    assert (votes[:, 0] == Vote.ABSTAIN).all()  # the agent's own choice
+    probs = dynamics.vote_probs(Stage.COMMITTEE_VOTE, HR, fixed[0], 1)  # 0.05 is in bin 1
+    frequencies = np.stack([(votes == code).mean(axis=0) for code in (0, 1, 2, ABSENT)], axis=1)
+    np.testing.assert_allclose(frequencies[1:], probs[1:], atol=0.03)
+    with pytest.raises(ValueError, match="nobody acts"):
+        dynamics.respond(
+            Stage.TERMINAL, issues, rows, rows, fixed, np.zeros(n), np.zeros((n, countries))
+        )
 
 
 def test_support_bins_and_issue_keys():
