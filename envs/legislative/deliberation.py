@@ -274,8 +274,12 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start at the DRAFT stage; options may set ``country``, ``resolution``, ``session``."""
         super().reset(seed=seed)
-        row, column = self.sample_start(self.np_random, options or {})
         n = self.records.n_countries
+        # Every draw of the episode up front, in one call: two pick the country and the
+        # resolution, then one uniform per country and stage decides the others' choices.
+        draws = self.np_random.random(self.draws_per_episode)
+        rows, columns = self.sample_starts(draws[None, :2], options or {})
+        row, column = int(rows[0]), int(columns[0])
         obs = np.zeros(len(self.layout), dtype=np.float32)
         obs[: len(self.features.names)] = self.country_features(self.records.country_names[row])[
             column
@@ -285,30 +289,47 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs,
             "issue": int(self.resolution_issues[column]), "sponsored": np.zeros((1, n), bool),
             "support": np.zeros(1), "about": self._about(row, column),
-            # every draw of the episode up front: one uniform per country and stage
-            "uniforms": self.np_random.random((len(Stage) - 1, n)),
+            "uniforms": draws[2:].reshape(len(Stage) - 1, n),
         }  # fmt: skip
         self._last = None
         return obs.copy(), self._describe()
 
-    def sample_start(self, rng: np.random.Generator, options: dict[str, Any]) -> tuple[int, int]:
-        """Draw the episode's (country row, resolution column) with ``rng``.
+    @property
+    def draws_per_episode(self) -> int:
+        """Uniform draws one episode consumes: 2 + 3 × countries."""
+        return 2 + (len(Stage) - 1) * self.records.n_countries
 
-        ``options`` may fix ``country``, ``resolution`` and ``session``; the constructor's
-        values apply otherwise. The vector env calls this with each sub-env's generator.
+    def sample_starts(
+        self, uniforms: np.ndarray, options: dict[str, Any]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Episode starts picked by uniforms (N, 2): country rows and resolution columns (N,).
+
+        The first uniform picks the country (unless ``options`` or the constructor fix it),
+        the second one of its recorded resolutions (of ``session`` when given), unless a
+        ``resolution`` is fixed. The vector env calls this for all its sub-envs at once.
         """
         records = self.records
         country = options.get("country", self._country)
+        n = len(uniforms)
         if country is None:
-            country = records.country_names[rng.integers(records.n_countries)]
-        row = records.country_index(country)
-        column = self._pick_resolution(
-            row,
-            options.get("resolution", self._resolution),
-            options.get("session", self._session),
-            rng,
-        )
-        return row, column
+            rows = np.minimum(
+                (uniforms[:, 0] * records.n_countries).astype(np.int64), records.n_countries - 1
+            )
+        else:
+            rows = np.full(n, records.country_index(country), dtype=np.int64)
+        resolution = options.get("resolution", self._resolution)
+        if resolution is not None:
+            return rows, np.full(n, records.resolution_index(resolution), dtype=np.int64)
+        session = options.get("session", self._session)
+        columns = np.empty(n, dtype=np.int64)
+        for row in np.unique(rows):
+            candidates = self._candidates_of(int(row), session)
+            mine = rows == row
+            pick = np.minimum(
+                (uniforms[mine, 1] * len(candidates)).astype(np.int64), len(candidates) - 1
+            )
+            columns[mine] = candidates[pick]
+        return rows, columns
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Act at the current stage; the other countries respond; move to the next stage."""
@@ -385,13 +406,10 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
         action = int(recorded_actions(self.records, stage, rows, columns)[0])
         return None if action == UNRECORDED_ACTION else action
 
-    def _pick_resolution(
-        self, row: int, resolution: int | str | None, session: int | None, rng: np.random.Generator
-    ) -> int:
-        if resolution is not None:
-            return self.records.resolution_index(resolution)
+    def _candidates_of(self, row: int, session: int | None) -> np.ndarray:
+        """Resolutions with a record of the country (in ``session`` when given), cached."""
         key = (row, session)
-        if key not in self._candidates:  # resolutions with a record of this country, cached
+        if key not in self._candidates:
             recorded = (self.records.plenary[row] != NOT_RECORDED) | (
                 self.records.sponsors[row] != NOT_RECORDED
             )
@@ -405,7 +423,7 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             raise DataError(
                 self.records.source, f"no recorded resolution for {name}{where}", field="session"
             )
-        return int(candidates[rng.integers(len(candidates))])
+        return candidates
 
     def _about(self, row: int, column: int) -> dict[str, Any]:
         meta = self.attributes

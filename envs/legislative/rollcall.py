@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -15,10 +16,98 @@ from envs.legislative.rewards import RewardFn, recorded_action_match
 from envs.legislative.sources import DataSpec, roll_call_data
 from envs.legislative.spaces import ObservationLayout, unit_box
 
-__all__ = ["RollCallEnv"]
+__all__ = ["RollCallEnv", "VoteEpisodes"]
 
 _INT_TYPES = (int, np.int64, np.int32)
 _CACHE_BYTES = 128 * 2**20  # observation rows kept per env, across countries
+
+
+@dataclass(frozen=True)
+class VoteEpisodes:
+    """Every country's votes as episodes (one per session with votes), in flat arrays.
+
+    Attributes:
+        columns: roll-call columns of all cast votes, ordered by country row, then time, (V,).
+        row_offsets: a row's votes are ``columns[row_offsets[r]:row_offsets[r + 1]]``, (C + 1,).
+        starts: position in ``columns`` where each (row, session) episode starts, (E,).
+        lengths: votes in each episode, (E,).
+        sessions: session of each episode, (E,).
+        episode_offsets: a row's episodes are ``episode_offsets[r]:episode_offsets[r + 1]``.
+        source: the data's source, for error messages.
+        names: country names in row order, for error messages.
+    """
+
+    columns: np.ndarray
+    row_offsets: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+    sessions: np.ndarray
+    episode_offsets: np.ndarray
+    source: str
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, data: RollCallData, sessions: np.ndarray) -> VoteEpisodes:
+        """Index the votes of ``data``; ``sessions`` is the session of each roll call."""
+        rows, columns = np.nonzero(data.votes != ABSENT)  # row-major: rows, then time
+        row_offsets = np.concatenate(
+            [[0], np.cumsum(np.bincount(rows, minlength=data.n_countries))]
+        )
+        new = np.ones(len(rows), dtype=bool)
+        new[1:] = (rows[1:] != rows[:-1]) | (sessions[columns][1:] != sessions[columns][:-1])
+        starts = np.flatnonzero(new)
+        lengths = np.diff(np.append(starts, len(rows)))
+        episode_offsets = np.searchsorted(starts, row_offsets)
+        return cls(columns, row_offsets, starts, lengths, sessions[columns][starts],
+                   episode_offsets, data.source, data.country_names)  # fmt: skip
+
+    def sample(
+        self, uniforms: np.ndarray, row: int | None, session: int | None, window: int | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Episodes picked by uniforms (N, 2): rows, starts and lengths, each (N,).
+
+        The first uniform picks the country (unless ``row`` is given), the second the
+        session (unless ``session`` is given) or, with ``window``, where the window starts
+        among the country's votes (of ``session`` when given).
+        """
+        n_countries = len(self.row_offsets) - 1
+        if row is None:
+            rows = np.minimum((uniforms[:, 0] * n_countries).astype(np.int64), n_countries - 1)
+        else:
+            rows = np.full(len(uniforms), row, dtype=np.int64)
+        first, count = self.episode_offsets[rows], np.diff(self.episode_offsets)[rows]
+        if (count == 0).any():
+            name = self.names[rows[count == 0][0]]
+            raise DataError(self.source, f"{name} cast no vote", field="country")
+        if window is not None and window < 1:
+            raise ValueError(f"window must be ≥ 1, got {window}")
+        if session is not None:
+            found = [self._episode_of(r, session) for r in rows]
+            starts = self.starts[found]
+            lengths = self.lengths[found]
+        elif window is None:
+            picked = first + np.minimum((uniforms[:, 1] * count).astype(np.int64), count - 1)
+            return rows, self.starts[picked], self.lengths[picked]
+        else:
+            starts = self.row_offsets[rows]
+            lengths = np.diff(self.row_offsets)[rows]
+        if window is None:
+            return rows, starts, lengths
+        room = np.maximum(lengths - window, 0) + 1
+        offset = np.minimum((uniforms[:, 1] * room).astype(np.int64), room - 1)
+        return rows, starts + offset, np.minimum(lengths, window)
+
+    def _episode_of(self, row: int, session: int) -> int:
+        episodes = range(self.episode_offsets[row], self.episode_offsets[row + 1])
+        for episode in episodes:
+            if self.sessions[episode] == session:
+                return episode
+        raise DataError(
+            self.source,
+            f"{self.names[row]} cast no vote in session {session}; sessions with votes: "
+            f"{self.sessions[episodes.start : episodes.stop].tolist()}",
+            field="session",
+        )
 
 
 class RollCallEnv(gym.Env[np.ndarray, np.int64]):
@@ -114,12 +203,12 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
         self._mask = np.ones(len(Vote), dtype=bool)
         self._mask.setflags(write=False)
         self._cache: dict[str, np.ndarray] = {}
-        self._votes_index: dict[int, tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]] = {}
         # Text and ids of each roll call (arrays of length R), for infos and rendering.
         self.attributes = {
             key: self.data.roll_calls[key].to_numpy()
             for key in ("session", "rcid", "symbol", "short", "descr")
         }
+        self.episodes = VoteEpisodes.of(self.data, self.attributes["session"])
         self._episode: dict[str, Any] | None = None
         self._last: tuple[int, float] | None = None
 
@@ -130,7 +219,7 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode; options may set ``country``, ``session`` and ``window``."""
         super().reset(seed=seed)
-        row, columns = self.sample_episode(self.np_random, options or {})
+        row, columns = self.sample_episode(self.np_random.random(2), options or {})
         country = self.data.country_names[row]
         obs = self.country_features(country)[columns]
         obs.setflags(write=False)  # steps hand out rows of it without copying
@@ -224,62 +313,28 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
         return self._cache[country]
 
     def sample_episode(
-        self, rng: np.random.Generator, options: dict[str, Any]
+        self, uniforms: np.ndarray, options: dict[str, Any]
     ) -> tuple[int, np.ndarray]:
-        """Draw an episode with ``rng``: the country's row and its roll-call columns.
+        """The episode two uniform draws pick: the country's row and its roll-call columns.
 
-        ``options`` may fix ``country``, ``session`` and ``window``; the constructor's values
-        apply otherwise. The vector env calls this with each sub-env's generator.
+        Args:
+            uniforms: two numbers in [0, 1): the country (unless fixed) and the session or
+                window start. Every reset consumes exactly two, so that the vector env can
+                draw them in blocks and still reproduce this env's episodes.
+            options: may fix ``country``, ``session`` and ``window`` (else the constructor's).
         """
+        rows, starts, lengths = self._sample(np.asarray(uniforms)[None, :], options)
+        return int(rows[0]), self.episodes.columns[starts[0] : starts[0] + lengths[0]]
+
+    def _sample(
+        self, uniforms: np.ndarray, options: dict[str, Any]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Vectorised :meth:`sample_episode`: (N, 2) uniforms → rows, starts, lengths (N,)."""
         country = options.get("country", self._country)
-        if country is None:
-            country = self.data.country_names[rng.integers(self.data.n_countries)]
-        row = self.data.country_index(country)
-        session = options.get("session", self._session)
-        return row, self._episode_columns(row, session, options.get("window", self.window), rng)
-
-    def _episode_columns(
-        self, row: int, session: int | None, window: int | None, rng: np.random.Generator
-    ) -> np.ndarray:
-        """Roll-call columns of the episode.
-
-        The country's votes in a session, or a window of ``window`` consecutive votes
-        (inside ``session`` when one is given).
-        """
-        voted, sessions, by_session = self._votes_of(row)
-        name = self.data.country_names[row]
-        if len(voted) == 0:
-            raise DataError(self.data.source, f"{name} cast no vote", field="country")
-        if window is not None and window < 1:
-            raise ValueError(f"window must be ≥ 1, got {window}")
-        if session is None and window is None:
-            session = int(sessions[rng.integers(len(sessions))])
-        columns = voted if session is None else by_session.get(int(session))
-        if columns is None:
-            raise DataError(
-                self.data.source,
-                f"{name} cast no vote in session {session}; sessions with votes: "
-                f"{sessions.tolist()}",
-                field="session",
-            )
-        if window is None:
-            return columns
-        start = int(rng.integers(max(len(columns) - window, 0) + 1))
-        return columns[start : start + window]
-
-    def _votes_of(self, row: int) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
-        """A country's voted columns, its sessions with votes, and its columns per session."""
-        if row not in self._votes_index:
-            voted = np.flatnonzero(self.data.votes[row] != ABSENT)
-            sessions = self.attributes["session"][voted]
-            distinct, starts = np.unique(sessions, return_index=True)  # columns are in time order
-            parts = np.split(voted, starts[1:])
-            self._votes_index[row] = (
-                voted,
-                distinct,
-                dict(zip(distinct.tolist(), parts, strict=True)),
-            )
-        return self._votes_index[row]
+        row = None if country is None else self.data.country_index(country)
+        return self.episodes.sample(
+            uniforms, row, options.get("session", self._session), options.get("window", self.window)
+        )
 
     def _describe(self, country: str, column: int) -> dict[str, Any]:
         """Info of one roll call (never the country's recorded vote on it)."""

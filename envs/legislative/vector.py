@@ -59,6 +59,8 @@ class _BatchedEnv(VectorEnv):
         self.layout = env.layout
         self._rngs: list[np.random.Generator] | None = None
         self._options: dict[str, Any] = {}
+        self._buffer = np.zeros((num_envs, 0, 0))  # per sub-env: uniforms of its next episodes
+        self._position = np.zeros(num_envs, dtype=np.int64)
 
     def _seed(self, seed: int | Sequence[int] | None) -> None:
         """Sub-env generators: seed + i (or one seed each); fresh entropy when unseeded."""
@@ -71,6 +73,24 @@ class _BatchedEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} sub-envs")
         self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        self._position[:] = self._buffer.shape[1]  # drawn afresh from the new generators
+
+    def _draws(self, envs: np.ndarray, per_episode: int, block: int = 64) -> np.ndarray:
+        """The uniforms of one episode for each sub-env in ``envs``, shape (len(envs), k).
+
+        A single env draws its k uniforms per reset with one ``random(k)`` call; drawing
+        ``random((block, k))`` once gives the same numbers for the next ``block`` episodes,
+        so sub-env i still reproduces a single env seeded ``seed + i``.
+        """
+        if self._buffer.shape[1:] != (block, per_episode):
+            self._buffer = np.zeros((self.num_envs, block, per_episode))
+            self._position[:] = block
+        for i in envs[self._position[envs] == block]:
+            self._buffer[i] = self._rngs[i].random((block, per_episode))
+            self._position[i] = 0
+        draws = self._buffer[envs, self._position[envs]]
+        self._position[envs] += 1
+        return draws
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)
@@ -85,7 +105,7 @@ class _BatchedEnv(VectorEnv):
     def _final(infos: dict[str, Any], done: np.ndarray, final_obs: np.ndarray) -> None:
         finals = np.full(len(done), None, dtype=object)
         for i in np.flatnonzero(done):
-            finals[i] = final_obs[i]
+            finals[i] = final_obs[i].copy()
         infos["final_observation"], infos["_final_observation"] = finals, done.copy()
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -117,9 +137,9 @@ class RollCallVectorEnv(_BatchedEnv):
         self._table = np.zeros((data.n_countries, data.n_roll_calls, len(self.layout)), np.float32)
         self._ready = np.zeros(data.n_countries, dtype=bool)
         self._rcid = data.roll_calls["rcid"].to_numpy()
-        self._episodes: list[np.ndarray] = [np.zeros(1, dtype=np.int64)] * num_envs
-        self._columns = np.zeros((num_envs, 1), dtype=np.int64)
+        self._columns = self.env.episodes.columns
         self._rows = np.zeros(num_envs, dtype=np.int64)
+        self._starts = np.zeros(num_envs, dtype=np.int64)
         self._lengths = np.ones(num_envs, dtype=np.int64)
         self._t = np.zeros(num_envs, dtype=np.int64)
         self._mask = np.ones((num_envs, self.single_action_space.n), dtype=bool)
@@ -130,21 +150,22 @@ class RollCallVectorEnv(_BatchedEnv):
         """Start an episode in every sub-env; ``options`` apply to all (and to autoresets)."""
         self._seed(seed)
         self._options = dict(options or {})
-        for i in range(self.num_envs):
-            self._start(i)
-        columns = self._columns[:, 0]
-        return self._observe(self._rows, columns), self._infos(self._rows, columns)
+        self._start(np.arange(self.num_envs))
+        columns = self._columns[self._starts]
+        obs = self._observe(self._rows, columns)
+        self._obs = obs.copy()
+        return obs, self._infos(self._rows, columns)
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Vote in every sub-env; finished sub-envs start their next episode."""
         actions = self._check_actions(actions)
-        envs, rows, t = np.arange(self.num_envs), self._rows, self._t
-        voted = self._columns[envs, t]
+        rows, t = self._rows, self._t
+        voted = self._columns[self._starts + t]
         done = t + 1 == self._lengths
-        following = self._columns[envs, np.where(done, t, t + 1)]
-        obs, next_obs = self._observe(rows, voted), self._observe(rows, following)
+        following = self._columns[self._starts + np.where(done, t, t + 1)]
+        obs, next_obs = self._obs, self._observe(rows, following)
         recorded = self.env.data.votes[rows, voted].astype(np.int64)
         step_infos = {"recorded_action": recorded, "rcid": self._rcid[voted]}
         rewards = batch_rewards(self.env.reward_fn, obs, actions, next_obs, step_infos)
@@ -152,23 +173,25 @@ class RollCallVectorEnv(_BatchedEnv):
         infos: dict[str, Any] = {}
         if done.any():
             self._final(infos, done, next_obs)
-            for i in np.flatnonzero(done):
-                self._start(i)
-            following = np.where(done, self._columns[:, 0], following)
-            next_obs = self._observe(self._rows, following)
+            ended = np.flatnonzero(done)
+            self._start(ended)
+            following[ended] = self._columns[self._starts[ended]]
+            next_obs[ended] = self._observe(self._rows[ended], following[ended])
+        self._obs = next_obs.copy()
         infos.update(self._infos(self._rows, following))
         infos["recorded_action"], infos["voted_rcid"] = recorded, step_infos["rcid"]
         return next_obs, rewards, done, np.zeros(self.num_envs, dtype=bool), infos
 
-    def _start(self, i: int) -> None:
-        row, columns = self.env.sample_episode(self._rngs[i], self._options)
-        if len(columns) > self._columns.shape[1]:
-            grown = np.zeros((self.num_envs, len(columns)), dtype=np.int64)
-            grown[:, : self._columns.shape[1]] = self._columns
-            self._columns = grown
-        self._columns[i, : len(columns)] = columns
-        self._rows[i], self._lengths[i], self._t[i] = row, len(columns), 0
-        if not self._ready[row]:  # first episode of this country: compute its rows once
+    def _start(self, envs: np.ndarray) -> None:
+        """New episodes for the given sub-envs, drawn as the single env's reset draws them."""
+        rows, starts, lengths = self.env._sample(self._draws(envs, 2), self._options)
+        self._rows[envs], self._starts[envs], self._lengths[envs], self._t[envs] = (
+            rows,
+            starts,
+            lengths,
+            0,
+        )
+        for row in np.unique(rows[~self._ready[rows]]):  # first episode of a country
             self._table[row] = self.env.features.for_country(self.env.data.country_names[row])
             self._ready[row] = True
 
@@ -257,9 +280,12 @@ class DeliberationVectorEnv(_BatchedEnv):
 
     def _start_all(self) -> None:
         """New episodes everywhere, each drawn exactly as the single env's reset draws it."""
-        for i, rng in enumerate(self._rngs):
-            self._rows[i], self._columns[i] = self.env.sample_start(rng, self._options)
-            self._uniforms[i] = rng.random(self._uniforms.shape[1:])
+        per_episode = self.env.draws_per_episode
+        draws = self._draws(
+            np.arange(self.num_envs), per_episode, block=max(1, 4096 // per_episode)
+        )
+        self._rows[:], self._columns[:] = self.env.sample_starts(draws[:, :2], self._options)
+        self._uniforms[:] = draws[:, 2:].reshape(self._uniforms.shape)
         for row in np.unique(self._rows[~self._ready[self._rows]]):  # countries new to the table
             self._table[row] = self.env.country_features(self.env.records.country_names[row])
             self._ready[row] = True
