@@ -1,0 +1,366 @@
+"""The arena: tendencies claim observations, stake their allocation, and resolution pays out.
+
+One *round* of debate over N observations and K tendencies with allocations w (K,):
+
+1. **Claims** (:class:`ClaimSet`): tendency k's distribution p_k(· | x_i) over the actions
+   (which action it predicts and how strongly) and its relevance r_ik ∈ [0, 1].
+2. **Consensus**: the allocation-weighted mixture m_i = Σ_k w_k p_k(· | x_i) (and
+   r̄_i = Σ_k w_k r_ik for unlabelled observations).
+3. **Stakes**: a tendency stakes in proportion to its allocation on the observations where
+   it disagrees with the consensus: s_ik = w_k · d_ik / d̄, where d_ik is the total-variation
+   distance ½ Σ_a |p_k(a | x_i) − m_i(a)| (labelled observations) or |r_ik − r̄_i|
+   (unlabelled ones), and d̄ the mean of d over all tendencies and observations.
+4. **Resolution**: the evidence e_ik is p_k(y_i | x_i) for the observed action y_i or, for
+   an unlabelled observation, r_ik. A stake *wins* when the tendency explained the outcome
+   better than the consensus (e_ik > ē_i = Σ_j w_j e_ij) and pays s_ik · (e_ik / ē_i − 1):
+   a loser loses at most its stake, a winner gains in proportion to how much better it did.
+5. **Scores**: score_k = (1/N) Σ_i s_ik (e_ik / ē_i − 1), the mean net winnings; the
+   round's winner is the tendency with the highest score.
+6. **Update**: the *market allocation* v* is the allocation under which the mixture best
+   explains the outcomes of the staked observations, each weighted by its pot
+   P_i = Σ_k s_ik: v* = argmax_v Σ_i P_i log Σ_k v_k e_ik over the bounded simplex
+   (observations nobody disagrees about carry no weight). It is found by scipy's SLSQP, and
+   the allocations move a fraction η (the learning rate) toward it: w ← Π(w + η (v* − w)),
+   where Π, the Euclidean projection onto the bounded simplex, only corrects rounding for
+   η ≤ 1 (both ends are inside the bounds) and catches an overshoot for η > 1.
+
+At the true mixture the expected score of every tendency is zero and the true mixture is its
+own market allocation (the pots depend on the observations, not on their outcomes), so the
+debate is consistent; with equal pots everywhere v* is the bounded maximum-likelihood
+mixture. Moving toward the solved v*, rather than along the scores alone (the replicator or
+EM step), keeps the rate of convergence (1 − η per round) even where two tendencies make
+similar claims. An *epoch* is ``rounds`` full-batch rounds; everything but the small
+K-dimensional SLSQP solve is vectorised NumPy on (K, N, A) arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+
+from agents.debate.allocation import project_bounded_simplex
+
+__all__ = ["Arena", "Claim", "ClaimSet", "EpochDebate", "RoundOutcome", "top_claims"]
+
+
+@dataclass(frozen=True)
+class ClaimSet:
+    """Claims of K tendencies on N observations.
+
+    Attributes:
+        probs: each tendency's distribution over the A actions, shape (K, N, A), rows summing
+            to 1 (A may be 0 for free text).
+        relevance: how much each observation is about each tendency, shape (K, N), in [0, 1].
+    """
+
+    probs: np.ndarray
+    relevance: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.probs.ndim != 3:
+            raise ValueError(f"probs must have shape (K, N, A), got {self.probs.shape}")
+        if self.relevance.shape != self.probs.shape[:2]:
+            raise ValueError(
+                f"relevance must have shape {self.probs.shape[:2]}, got {self.relevance.shape}"
+            )
+        if not (np.isfinite(self.probs).all() and np.isfinite(self.relevance).all()):
+            raise ValueError("claims must be finite")
+        if (self.probs < 0).any() or (
+            self.probs.shape[2] > 0 and not np.allclose(self.probs.sum(axis=2), 1.0, atol=1e-6)
+        ):
+            raise ValueError("each claim must be a probability distribution over the actions")
+        if ((self.relevance < 0) | (self.relevance > 1)).any():
+            raise ValueError("relevance must lie in [0, 1]")
+
+    @property
+    def n_tendencies(self) -> int:
+        """K."""
+        return self.probs.shape[0]
+
+    @property
+    def n_observations(self) -> int:
+        """N."""
+        return self.probs.shape[1]
+
+    @property
+    def n_actions(self) -> int:
+        """A."""
+        return self.probs.shape[2]
+
+    def take(self, index: np.ndarray) -> ClaimSet:
+        """The claims on some observations, in that order."""
+        return ClaimSet(self.probs[:, index], self.relevance[:, index])
+
+    def replace(self, index: np.ndarray, other: ClaimSet) -> ClaimSet:
+        """These claims with the observations at ``index`` taken from ``other`` (same shape)."""
+        probs, relevance = self.probs.copy(), self.relevance.copy()
+        probs[:, index], relevance[:, index] = other.probs[:, index], other.relevance[:, index]
+        return ClaimSet(probs, relevance)
+
+    @property
+    def predicted_actions(self) -> np.ndarray:
+        """The action each tendency predicts, shape (K, N) (−1 when there are no actions)."""
+        if self.n_actions == 0:
+            return np.full(self.relevance.shape, -1, dtype=np.int64)
+        return self.probs.argmax(axis=2)
+
+    @property
+    def strengths(self) -> np.ndarray:
+        """How strongly each action claim departs from "no claim" (uniform), (K, N) in [0, 1].
+
+        The total-variation distance to the uniform distribution divided by its maximum
+        1 − 1/A (zero when there are fewer than two actions).
+        """
+        if self.n_actions < 2:
+            return np.zeros(self.relevance.shape)
+        uniform = 1.0 / self.n_actions
+        return 0.5 * np.abs(self.probs - uniform).sum(axis=2) / (1.0 - uniform)
+
+    def mixture(self, allocations: np.ndarray) -> np.ndarray:
+        """The allocation-weighted action distribution m = Σ_k w_k p_k, shape (N, A)."""
+        return np.einsum("k,kna->na", allocations, self.probs)
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """One round: stakes, which of them won, what they paid, scores and the new allocations.
+
+    Attributes:
+        stakes: s_ik, shape (K, N).
+        evidence: e_ik, shape (K, N).
+        wins: e_ik > ē_i, shape (K, N) bool.
+        winnings: s_ik (e_ik / ē_i − 1), shape (K, N).
+        scores: mean winnings per observation, shape (K,).
+        market: the market allocation v* the allocations moved toward, shape (K,).
+        allocations: allocations after the update, shape (K,).
+    """
+
+    stakes: np.ndarray
+    evidence: np.ndarray
+    wins: np.ndarray
+    winnings: np.ndarray
+    scores: np.ndarray
+    market: np.ndarray
+    allocations: np.ndarray
+
+
+@dataclass(frozen=True)
+class EpochDebate:
+    """One epoch of debate (several rounds).
+
+    Attributes:
+        start: allocations before the epoch, shape (K,).
+        allocations: allocations after it, shape (K,).
+        scores: the rounds' scores summed, shape (K,).
+        total_stakes: stake per observation, averaged over the rounds, shape (K,).
+        last_round: the epoch's last round.
+    """
+
+    start: np.ndarray
+    allocations: np.ndarray
+    scores: np.ndarray
+    total_stakes: np.ndarray
+    last_round: RoundOutcome
+
+    @property
+    def changes(self) -> np.ndarray:
+        """Signed allocation change of the epoch, shape (K,)."""
+        return self.allocations - self.start
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim as reported: a tendency's explanation of one observation and how it fared."""
+
+    tendency: str
+    observation: str
+    action: str | None
+    strength: float
+    relevance: float
+    stake: float
+    won: bool
+
+
+class Arena:
+    """Runs rounds of claims, stakes and resolution over fixed claims (see the module doc).
+
+    Args:
+        rounds: full-batch rounds per epoch.
+        evidence_floor: smallest evidence (keeps ratios finite when a claim gives 0).
+    """
+
+    def __init__(self, *, rounds: int = 10, evidence_floor: float = 1e-3) -> None:
+        if rounds < 1:
+            raise ValueError(f"rounds must be ≥ 1, got {rounds}")
+        if not 0.0 < evidence_floor < 1.0:
+            raise ValueError(f"evidence_floor must be in (0, 1), got {evidence_floor}")
+        self.rounds = rounds
+        self.evidence_floor = evidence_floor
+
+    def disagreement(
+        self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray
+    ) -> np.ndarray:
+        """d_ik: distance of each claim from the consensus, shape (K, N), in [0, 1]."""
+        labelled = outcomes >= 0
+        distance = 0.5 * np.abs(claims.probs - claims.mixture(allocations)[None]).sum(axis=2)
+        relevance_gap = np.abs(claims.relevance - (allocations @ claims.relevance)[None])
+        return np.where(labelled[None], distance, relevance_gap)
+
+    def disagreement_weights(
+        self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray
+    ) -> np.ndarray:
+        """d̃_ik = d_ik / mean(d), shape (K, N) (zero when nobody disagrees)."""
+        d = self.disagreement(claims, outcomes, allocations)
+        mean = d.mean()
+        return d / mean if mean > 0 else np.zeros_like(d)
+
+    def stakes(self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray) -> np.ndarray:
+        """s_ik = w_k · d̃_ik, shape (K, N)."""
+        return allocations[:, None] * self.disagreement_weights(claims, outcomes, allocations)
+
+    def evidence(self, claims: ClaimSet, outcomes: np.ndarray) -> np.ndarray:
+        """e_ik: the observed action's probability, or the relevance when unlabelled, (K, N)."""
+        labelled = outcomes >= 0
+        if claims.n_actions:
+            taken = np.take_along_axis(
+                claims.probs, np.where(labelled, outcomes, 0)[None, :, None], axis=2
+            )[:, :, 0]
+        else:
+            taken = claims.relevance
+        return np.maximum(np.where(labelled[None], taken, claims.relevance), self.evidence_floor)
+
+    def round(
+        self,
+        claims: ClaimSet,
+        outcomes: np.ndarray,
+        allocations: np.ndarray,
+        *,
+        learning_rate: float,
+        lower: float,
+        upper: float,
+    ) -> RoundOutcome:
+        """One round: stakes, resolution, scores, projected allocation update.
+
+        Args:
+            claims: K tendencies' claims on N observations.
+            outcomes: the observed action per observation, shape (N,), −1 for unlabelled.
+            allocations: current allocations, shape (K,), inside the bounds, summing to 1.
+            learning_rate: η.
+            lower: smallest allowed allocation.
+            upper: largest allowed allocation.
+        """
+        allocations = np.asarray(allocations, dtype=np.float64)
+        stakes = self.stakes(claims, outcomes, allocations)
+        evidence = self.evidence(claims, outcomes)
+        ratio = evidence / (allocations @ evidence)[None]  # e / ē
+        winnings = stakes * (ratio - 1.0)
+        market = self.market_allocation(stakes.sum(axis=0), evidence, allocations, lower, upper)
+        updated = project_bounded_simplex(
+            allocations + learning_rate * (market - allocations), lower, upper
+        )
+        return RoundOutcome(
+            stakes, evidence, ratio > 1.0, winnings, winnings.mean(axis=1), market, updated
+        )
+
+    @staticmethod
+    def market_allocation(
+        pots: np.ndarray, evidence: np.ndarray, start: np.ndarray, lower: float, upper: float
+    ) -> np.ndarray:
+        """v* = argmax_v Σ_i P_i log Σ_k v_k e_ik over the bounded simplex (scipy SLSQP).
+
+        Args:
+            pots: P_i, shape (N,), non-negative.
+            evidence: e_ik, shape (K, N), positive.
+            start: a feasible starting point (the current allocations), shape (K,).
+            lower: smallest allowed allocation.
+            upper: largest allowed allocation.
+
+        Returns:
+            shape (K,); ``start`` itself when no observation carries a stake.
+        """
+        staked = pots > 0
+        total = pots[staked].sum()
+        if total <= 0:
+            return start
+        weight, staked_evidence = pots[staked] / total, evidence[:, staked]
+
+        def negative_log_likelihood(v: np.ndarray) -> tuple[float, np.ndarray]:
+            mixture = v @ staked_evidence
+            return -(weight * np.log(mixture)).sum(), -(staked_evidence * (weight / mixture)).sum(1)
+
+        solution = minimize(
+            negative_log_likelihood,
+            start,
+            jac=True,
+            method="SLSQP",
+            bounds=[(lower, upper)] * len(start),
+            constraints=[
+                {"type": "eq", "fun": lambda v: v.sum() - 1.0, "jac": lambda v: np.ones_like(v)}
+            ],
+            options={"ftol": 1e-12, "maxiter": 200},
+        )
+        if not np.isfinite(solution.x).all():
+            return start
+        return project_bounded_simplex(solution.x, lower, upper)
+
+    def debate(
+        self,
+        claims: ClaimSet,
+        outcomes: np.ndarray,
+        allocations: np.ndarray,
+        *,
+        learning_rate: float,
+        lower: float,
+        upper: float,
+    ) -> EpochDebate:
+        """One epoch: :attr:`rounds` rounds, each starting from the previous one's allocations."""
+        outcomes = np.asarray(outcomes, dtype=np.int64)
+        if outcomes.shape != (claims.n_observations,):
+            raise ValueError(
+                f"outcomes must have shape ({claims.n_observations},), got {outcomes.shape}"
+            )
+        if claims.n_observations == 0:
+            raise ValueError("no observations to debate")
+        start = np.asarray(allocations, dtype=np.float64)
+        current, scores, staked = start, np.zeros(len(start)), np.zeros(len(start))
+        for _ in range(self.rounds):
+            outcome = self.round(
+                claims, outcomes, current, learning_rate=learning_rate, lower=lower, upper=upper
+            )
+            current = outcome.allocations
+            scores += outcome.scores
+            staked += outcome.stakes.mean(axis=1)
+        return EpochDebate(start, current, scores, staked / self.rounds, outcome)
+
+
+def top_claims(
+    claims: ClaimSet,
+    outcome: RoundOutcome,
+    names: Sequence[str],
+    ids: Sequence[str],
+    action_names: Sequence[str],
+    *,
+    per_tendency: int = 5,
+) -> dict[str, tuple[Claim, ...]]:
+    """Each tendency's largest stakes of a round, as :class:`Claim` records."""
+    actions, strengths = claims.predicted_actions, claims.strengths
+    report = {}
+    for k, name in enumerate(names):
+        order = np.argsort(-outcome.stakes[k], kind="stable")[:per_tendency]
+        report[name] = tuple(
+            Claim(
+                tendency=name,
+                observation=ids[i],
+                action=action_names[actions[k, i]] if actions[k, i] >= 0 else None,
+                strength=float(strengths[k, i]),
+                relevance=float(claims.relevance[k, i]),
+                stake=float(outcome.stakes[k, i]),
+                won=bool(outcome.wins[k, i]),
+            )
+            for i in order
+            if outcome.stakes[k, i] > 0
+        )
+    return report

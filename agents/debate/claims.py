@@ -1,0 +1,257 @@
+"""The optional claim-model hook: an external command (say, a language-model CLI) makes claims.
+
+The command is run once per batch of observations. It reads one JSON document on stdin::
+
+    {"protocol": "assembly-gym-debate-claims/1",
+     "actions": ["yes", "no", "abstain"],                 (empty for free text)
+     "tendencies": [{"name": "human rights", "description": "..."}, ...],
+     "observations": [{"id": "3412", "text": "...",        (text when there is one)
+                       "features": {"issue_hr": 1.0, ...}}, ...]}   (named features, if any)
+
+and prints one JSON document on stdout::
+
+    {"claims": [{"id": "3412", "tendency": "human rights",
+                 "action": "yes",          a name from "actions", or null for no action claim
+                 "strength": 0.8,          in [0, 1]: how strongly it claims the action
+                 "relevance": 0.9}, ...]}  optional, in [0, 1] (default: the strength)
+
+A claim on action a with strength s is the distribution s · onehot(a) + (1 − s) · uniform;
+a (tendency, observation) pair the command does not mention makes no claim (uniform, relevance 0).
+A batch whose command times out, exits with a non-zero code or prints something that does not
+follow this schema is reported as a :class:`BatchError`; its observations take their claims
+from the fallback (the built-in scorers) when one is given.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from agents.debate.arena import ClaimSet
+from agents.debate.observations import Observations
+from agents.debate.tendencies import TendencyAgent
+from envs.errors import AssemblyGymError
+
+__all__ = ["PROTOCOL", "BatchError", "ClaimModel", "ClaimModelError", "ClaimReport"]
+
+PROTOCOL = "assembly-gym-debate-claims/1"
+
+
+class ClaimModelError(AssemblyGymError, RuntimeError):
+    """The claim command cannot be run, or batches failed and there is no fallback."""
+
+
+@dataclass(frozen=True)
+class BatchError:
+    """A batch whose claims could not be obtained from the command.
+
+    Attributes:
+        batch: 0-based batch number.
+        ids: the ids of the batch's observations.
+        message: what went wrong.
+    """
+
+    batch: int
+    ids: tuple[str, ...]
+    message: str
+
+    def __str__(self) -> str:
+        return f"batch {self.batch} (observations {self.ids[0]}…{self.ids[-1]}): {self.message}"
+
+
+@dataclass(frozen=True)
+class ClaimReport:
+    """Claims from the command.
+
+    Attributes:
+        claims: claims on every observation (failed batches: the fallback's).
+        answered: which observations the command answered, shape (N,) bool.
+        errors: one entry per failed batch.
+    """
+
+    claims: ClaimSet
+    answered: np.ndarray
+    errors: tuple[BatchError, ...]
+
+
+class _BadAnswer(Exception):
+    """A command's answer that does not follow the schema (becomes a BatchError)."""
+
+
+@dataclass(frozen=True)
+class ClaimModel:
+    """An external command that makes claims, a batch of observations at a time.
+
+    Args:
+        command: the program and its arguments (a list, or a string split like a shell would;
+            it is not run through a shell).
+        timeout: seconds a batch may take before it is stopped and reported.
+        batch_size: observations per call.
+
+    Example:
+        >>> model = ClaimModel(["python", "my_llm_claims.py"], timeout=120, batch_size=8)
+    """
+
+    command: Sequence[str] | str
+    timeout: float = 60.0
+    batch_size: int = 16
+
+    def __post_init__(self) -> None:
+        argv = tuple(shlex.split(self.command) if isinstance(self.command, str) else self.command)
+        if not argv:
+            raise ValueError("the claim command is empty")
+        object.__setattr__(self, "command", argv)
+        if self.timeout <= 0 or self.batch_size < 1:
+            raise ValueError(
+                f"timeout must be > 0 and batch_size ≥ 1, got {self.timeout} and {self.batch_size}"
+            )
+
+    def request(
+        self, observations: Observations, agents: Sequence[TendencyAgent], index: np.ndarray
+    ) -> dict[str, Any]:
+        """The JSON document sent to the command for the observations at ``index``."""
+        records = []
+        for i in index:
+            record: dict[str, Any] = {"id": observations.ids[i]}
+            if observations.texts is not None:
+                record["text"] = observations.texts[i]
+            if observations.feature_names:
+                record["features"] = {
+                    name: round(float(value), 6)
+                    for name, value in zip(
+                        observations.feature_names, observations.features[i], strict=True
+                    )
+                }
+            records.append(record)
+        return {
+            "protocol": PROTOCOL,
+            "actions": list(observations.action_names),
+            "tendencies": [{"name": a.name, "description": a.description} for a in agents],
+            "observations": records,
+        }
+
+    def claims(
+        self,
+        observations: Observations,
+        agents: Sequence[TendencyAgent],
+        *,
+        fallback: ClaimSet | None = None,
+        progress: bool = False,
+    ) -> ClaimReport:
+        """Ask the command for claims on every observation, batch by batch.
+
+        Args:
+            observations: what to claim.
+            agents: the tendencies (names and descriptions are sent).
+            fallback: claims used for the observations of failed batches.
+            progress: show a tqdm bar over batches.
+
+        Raises:
+            ClaimModelError: the command cannot be started, or a batch failed and there is
+                no fallback (the message lists every failed batch).
+        """
+        n, n_actions = len(observations), observations.n_actions
+        probs = np.full((len(agents), n, n_actions), 1.0 / max(n_actions, 1))
+        relevance = np.zeros((len(agents), n))
+        answered = np.zeros(n, dtype=bool)
+        errors: list[BatchError] = []
+        starts = range(0, n, self.batch_size)
+        for batch, start in enumerate(tqdm(starts, desc="claims", disable=not progress)):
+            index = np.arange(start, min(start + self.batch_size, n))
+            try:
+                answer = self._run(self.request(observations, agents, index))
+                probs[:, index], relevance[:, index] = self._parse(
+                    answer, observations, agents, index
+                )
+            except _BadAnswer as error:
+                errors.append(
+                    BatchError(batch, tuple(observations.ids[i] for i in index), str(error))
+                )
+                continue
+            answered[index] = True
+        claims = ClaimSet(probs, relevance)
+        if errors:
+            if fallback is None:
+                raise ClaimModelError(
+                    f"{len(errors)} of {len(starts)} claim batches failed: "
+                    + "; ".join(str(e) for e in errors)
+                )
+            claims = claims.replace(np.flatnonzero(~answered), fallback)
+        return ClaimReport(claims, answered, tuple(errors))
+
+    def _run(self, request: dict[str, Any]) -> Any:
+        """Run the command on one request; its parsed JSON answer."""
+        try:
+            completed = subprocess.run(
+                self.command,
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as error:
+            raise _BadAnswer(f"timed out after {self.timeout:g} s") from error
+        except OSError as error:
+            raise ClaimModelError(
+                f"cannot run claim command {self.command[0]!r}: {error}"
+            ) from error
+        if completed.returncode != 0:
+            detail = completed.stderr.strip().splitlines()[-1:] or ["no error output"]
+            raise _BadAnswer(f"command exited with code {completed.returncode}: {detail[0]}")
+        try:
+            return json.loads(completed.stdout)
+        except json.JSONDecodeError as error:
+            raise _BadAnswer(f"command did not print valid JSON ({error})") from error
+
+    @staticmethod
+    def _parse(
+        answer: Any, observations: Observations, agents: Sequence[TendencyAgent], index: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Validate an answer; the batch's claims: probs (K, B, A) and relevance (K, B)."""
+        if not isinstance(answer, dict) or not isinstance(answer.get("claims"), list):
+            raise _BadAnswer("the answer must be a JSON object with a 'claims' list")
+        rows = {observations.ids[i]: j for j, i in enumerate(index)}
+        tendencies = {a.name: k for k, a in enumerate(agents)}
+        actions = {name: a for a, name in enumerate(observations.action_names)}
+        n_actions = len(actions)
+        batch_probs = np.full((len(agents), len(index), n_actions), 1.0 / max(n_actions, 1))
+        batch_relevance = np.zeros((len(agents), len(index)))
+        seen: set[tuple[int, int]] = set()
+        for position, claim in enumerate(answer["claims"]):
+            where = f"claims[{position}]"
+            if not isinstance(claim, dict):
+                raise _BadAnswer(f"{where} is not an object")
+            if claim.get("id") not in rows:
+                raise _BadAnswer(f"{where}: field 'id' names no observation of this batch")
+            if claim.get("tendency") not in tendencies:
+                raise _BadAnswer(f"{where}: field 'tendency' names no tendency")
+            action = claim.get("action")
+            if action is not None and action not in actions:
+                raise _BadAnswer(f"{where}: field 'action' must be null or one of {list(actions)}")
+            strength = _unit(claim.get("strength"), where, "strength")
+            given = claim.get("relevance", strength)
+            k, i = tendencies[claim["tendency"]], rows[claim["id"]]
+            if (k, i) in seen:
+                raise _BadAnswer(
+                    f"{where}: a second claim of {claim['tendency']!r} on {claim['id']!r}"
+                )
+            seen.add((k, i))
+            batch_relevance[k, i] = _unit(given, where, "relevance")
+            if n_actions and action is not None:
+                batch_probs[k, i] = (1.0 - strength) / n_actions
+                batch_probs[k, i, actions[action]] += strength
+        return batch_probs, batch_relevance
+
+
+def _unit(value: Any, where: str, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise _BadAnswer(f"{where}: field '{name}' must be a number in [0, 1], got {value!r}")
+    return float(value)

@@ -1,0 +1,277 @@
+"""Loggers of debate training: console, JSON file, TensorBoard, Weights & Biases.
+
+A logger is anything with the three methods of :class:`DebateLogger`; the trainer calls
+``start`` once, ``log_epoch`` after every epoch and ``finish`` at the end. Pass several as a
+list.
+
+JSON log schema (:class:`JSONLogger`, rewritten atomically after every epoch)::
+
+    {"kind": "debate-training-log", "format_version": 1,
+     "config": {TrainConfig fields},
+     "tendencies": [names],
+     "epochs": [{"epoch", "learning_rate", "winner", "winning_score", "scores",
+                 "allocations", "allocation_changes", "total_stakes",
+                 "validation": {ValidationResult fields}}, ...],
+     "summary": {"epochs_run", "converged", "best_epoch", "winner", "allocations"}}
+                                                            (null until training ends)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
+
+from envs.errors import MissingDependencyError
+from envs.persist import atomic_write_json
+
+if TYPE_CHECKING:
+    from agents.debate.trainer import DebateResult, EpochMetrics, TrainConfig, TrainHistory
+    from agents.debate.validator import ValidationResult
+
+__all__ = [
+    "JSON_LOG_KIND",
+    "ConsoleLogger",
+    "DebateLogger",
+    "JSONLogger",
+    "TensorBoardLogger",
+    "WandbLogger",
+]
+
+JSON_LOG_KIND = "debate-training-log"
+
+
+@runtime_checkable
+class DebateLogger(Protocol):
+    """What the trainer calls on a logger."""
+
+    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
+        """Training begins with these settings and tendencies."""
+        ...
+
+    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
+        """An epoch ended."""
+        ...
+
+    def finish(self, history: TrainHistory, result: DebateResult) -> None:
+        """Training ended."""
+        ...
+
+
+class ConsoleLogger:
+    """One block of text per epoch: learning rate, winner and score, allocations in %, validation.
+
+    Args:
+        stream: where to print (default ``sys.stdout``).
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream
+        self._max_epochs = 0
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.stream or sys.stdout)
+
+    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
+        """Print the setting."""
+        self._max_epochs = config.max_epochs
+        self._print(
+            f"Debate of {len(tendencies)} tendencies, at most {config.max_epochs} epochs, "
+            f"allocations in [{config.min_allocation:.0%}, {config.max_allocation:.0%}]"
+        )
+
+    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
+        """Print the epoch's block."""
+        width = max(len(name) for name in metrics.allocations)
+        lines = [
+            f"Epoch {metrics.epoch}/{self._max_epochs}  lr {metrics.learning_rate:.4f}",
+            f"  winner: {metrics.winner} (score {metrics.winning_score:+.4f})",
+            "  allocations:",
+        ]
+        for name, share in sorted(metrics.allocations.items(), key=lambda item: -item[1]):
+            change = metrics.allocation_changes[name]
+            lines.append(f"    {name:<{width}}  {share:6.1%}  ({change:+.1%})")
+        lines.append(
+            f"  validation: accuracy {validation.accuracy:.3f} (n={validation.n}, chance "
+            f"{validation.chance:.3f}, majority {validation.majority_rate:.3f}), "
+            f"p = {validation.p_value:.2g} {validation.stars}"
+        )
+        if validation.action_accuracy is not None:
+            lines.append(
+                f"  held-out actions: accuracy {validation.action_accuracy:.3f}, macro-F1 "
+                f"{validation.action_macro_f1:.3f}, log-loss {validation.action_log_loss:.3f}"
+            )
+        self._print("\n".join(lines))
+
+    def finish(self, history: TrainHistory, result: DebateResult) -> None:
+        """Print the outcome (and any failed claim batches)."""
+        state = "converged" if history.converged else "stopped at max_epochs"
+        self._print(
+            f"{state} after {history.epochs_run} epochs; best validation at epoch "
+            f"{history.best_epoch}; winner: {result.winner} "
+            f"({result.allocations[result.winner]:.1%})"
+        )
+        for error in result.claim_errors:
+            self._print(f"  claim command failed on {error} (built-in claims used)")
+
+
+class JSONLogger:
+    """Writes the whole log as one JSON document, atomically, after every epoch.
+
+    Args:
+        path: the file to write (its folder is created).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.document: dict[str, Any] = {}
+
+    def _write(self) -> None:
+        atomic_write_json(self.path, self.document, kind=JSON_LOG_KIND, version=1)
+
+    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
+        """Write the header."""
+        self.document = {
+            "config": config.to_dict(),
+            "tendencies": list(tendencies),
+            "epochs": [],
+            "summary": None,
+        }
+        self._write()
+
+    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
+        """Append the epoch and rewrite the file."""
+        self.document["epochs"].append({**metrics.to_dict(), "validation": validation.to_dict()})
+        self._write()
+
+    def finish(self, history: TrainHistory, result: DebateResult) -> None:
+        """Add the summary and rewrite the file."""
+        self.document["summary"] = {
+            "epochs_run": history.epochs_run,
+            "converged": history.converged,
+            "best_epoch": history.best_epoch,
+            "winner": result.winner,
+            "allocations": result.allocations,
+        }
+        self._write()
+
+
+class TensorBoardLogger:
+    """Scalars per tendency and epoch, through ``torch.utils.tensorboard.SummaryWriter``.
+
+    Tags: ``allocation/<tendency>``, ``score/<tendency>``, ``stake/<tendency>``,
+    ``learning_rate``, ``allocation_change``, ``validation/accuracy``,
+    ``validation/p_value`` and, with labels, ``validation/action_accuracy`` and
+    ``validation/action_log_loss``.
+
+    Args:
+        logdir: folder of the event files.
+    """
+
+    def __init__(self, logdir: str | Path) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.logdir = Path(logdir)
+        self.writer = SummaryWriter(log_dir=str(self.logdir))
+
+    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
+        """Record the settings as text."""
+        self.writer.add_text("config", ", ".join(f"{k}={v}" for k, v in config.to_dict().items()))
+
+    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
+        """Write the epoch's scalars."""
+        step = metrics.epoch
+        for tag, values in (
+            ("allocation", metrics.allocations),
+            ("score", metrics.scores),
+            ("stake", metrics.total_stakes),
+        ):
+            for name, value in values.items():
+                self.writer.add_scalar(f"{tag}/{name}", value, step)
+        self.writer.add_scalar("learning_rate", metrics.learning_rate, step)
+        self.writer.add_scalar("allocation_change", metrics.total_change, step)
+        for key in ("accuracy", "p_value", "action_accuracy", "action_log_loss"):
+            value = getattr(validation, key)
+            if value is not None:
+                self.writer.add_scalar(f"validation/{key}", value, step)
+        self.writer.flush()
+
+    def finish(self, history: TrainHistory, result: DebateResult) -> None:
+        """Close the writer."""
+        self.writer.close()
+
+
+class WandbLogger:
+    """Logs to Weights & Biases, offline by default (needs ``pip install 'assembly-gym[wandb]'``).
+
+    Args:
+        project: the W&B project.
+        run_name: the run's name.
+        mode: ``"offline"`` (default: files under ``directory``, sync later with ``wandb sync``),
+            ``"online"`` or ``"disabled"``.
+        directory: where offline runs are written (default: W&B's default).
+
+    Raises:
+        MissingDependencyError: wandb is not installed.
+    """
+
+    def __init__(
+        self,
+        project: str,
+        run_name: str | None = None,
+        *,
+        mode: str = "offline",
+        directory: str | Path | None = None,
+    ) -> None:
+        try:
+            import wandb
+        except ImportError as error:
+            raise MissingDependencyError("wandb", "wandb", "the W&B logger") from error
+        self._wandb = wandb
+        self.project, self.run_name, self.mode = project, run_name, mode
+        self.directory = None if directory is None else str(directory)
+        self.run = None
+
+    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
+        """Open the run with the settings as its config."""
+        self.run = self._wandb.init(
+            project=self.project,
+            name=self.run_name,
+            mode=self.mode,
+            dir=self.directory,
+            config={**config.to_dict(), "tendencies": list(tendencies)},
+            reinit=True,
+        )
+
+    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
+        """Log the epoch's scalars."""
+        row: dict[str, float] = {
+            "learning_rate": metrics.learning_rate,
+            "allocation_change": metrics.total_change,
+        }
+        for tag, values in (
+            ("allocation", metrics.allocations),
+            ("score", metrics.scores),
+            ("stake", metrics.total_stakes),
+        ):
+            row.update({f"{tag}/{name}": value for name, value in values.items()})
+        row.update(
+            {
+                f"validation/{key}": value
+                for key, value in validation.to_dict().items()
+                if value is not None
+            }
+        )
+        self.run.log(row, step=metrics.epoch)
+
+    def finish(self, history: TrainHistory, result: DebateResult) -> None:
+        """Record the summary and close the run."""
+        self.run.summary.update(
+            {
+                "epochs_run": history.epochs_run,
+                "converged": history.converged,
+                "winner": result.winner,
+            }
+        )
+        self.run.finish()

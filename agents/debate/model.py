@@ -1,0 +1,206 @@
+"""A debate model: one actor's observations, its competing tendencies, and their calibrated shares.
+
+Example (the usage the README shows)::
+
+    from agents.debate import ConsoleLogger, TrainConfig, Trainer, create_debate_model
+
+    model = create_debate_model("Ada Lovelace", "observations.json")
+    trainer = Trainer(TrainConfig(max_epochs=10))
+    history, result = trainer.train(model.observations, model.agents, logger=ConsoleLogger())
+    print(history.epochs_run, history.converged, history.validation_results[-1].accuracy)
+    for agent in model.agents:
+        print(f"{agent.name}: {agent.allocation:.1%}")
+    model.save("ada.debate.json")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.debate.claims import ClaimModel
+from agents.debate.loggers import DebateLogger
+from agents.debate.observations import Observations, TextTendencySpec, load_observations_json
+from agents.debate.tendencies import Tendency, TendencyAgent, legislative_agents, text_agents
+from agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
+from envs.errors import CheckpointError
+from envs.persist import atomic_write_json, read_versioned_json
+
+__all__ = ["MODEL_KIND", "DebateModel", "create_debate_model"]
+
+MODEL_KIND = "debate-model"
+_VERSION = 1
+
+
+class DebateModel:
+    """An actor's observations and the tendency agents that compete to explain them.
+
+    Args:
+        name: who is modelled.
+        agents: the tendencies (unique names), with their allocations.
+        observations: what they explain.
+        history: the last training run, if any.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        agents: Sequence[TendencyAgent],
+        observations: Observations,
+        *,
+        history: TrainHistory | None = None,
+    ) -> None:
+        names = [agent.name for agent in agents]
+        if len(set(names)) != len(names) or len(names) < 2:
+            raise ValueError(
+                f"a debate needs at least two tendencies with unique names, got {names}"
+            )
+        self.name = name
+        self.agents = list(agents)
+        self.observations = observations
+        self.history = history
+
+    def __repr__(self) -> str:
+        return (
+            f"DebateModel({self.name!r}, {len(self.agents)} tendencies, "
+            f"{len(self.observations)} observations)"
+        )
+
+    @property
+    def allocations(self) -> dict[str, float]:
+        """Each tendency's current share, by name."""
+        return {agent.name: agent.allocation for agent in self.agents}
+
+    def train(
+        self,
+        config: TrainConfig | None = None,
+        *,
+        logger: DebateLogger | Sequence[DebateLogger] | None = None,
+        verbose: bool = False,
+        seed: int = 0,
+        claim_model: ClaimModel | None = None,
+    ) -> tuple[TrainHistory, DebateResult]:
+        """Train with :class:`~agents.debate.trainer.Trainer`; the history is kept and saved."""
+        history, result = Trainer(config, seed=seed).train(
+            self.observations, self.agents, logger, verbose, claim_model=claim_model
+        )
+        self.history = history
+        return history, result
+
+    def save(self, path: str | Path) -> None:
+        """Write the model (tendencies, allocations, observations, last history), atomically."""
+        atomic_write_json(
+            path,
+            {
+                "name": self.name,
+                "agents": [
+                    {
+                        "name": a.name,
+                        "description": a.description,
+                        "allocation": a.allocation,
+                        "tendency": None if a.tendency is None else a.tendency.value,
+                    }
+                    for a in self.agents
+                ],
+                "observations": self.observations.to_dict(),
+                "history": None if self.history is None else self.history.to_dict(),
+            },
+            kind=MODEL_KIND,
+            version=_VERSION,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> DebateModel:
+        """Read a model written by :meth:`save`.
+
+        Raises:
+            CheckpointError: missing, corrupted, another kind or version, or malformed content.
+        """
+        document = read_versioned_json(path, kind=MODEL_KIND, version=_VERSION)
+        try:
+            agents = [
+                TendencyAgent(
+                    a["name"],
+                    a["description"],
+                    None if a["tendency"] is None else Tendency(a["tendency"]),
+                    float(a["allocation"]),
+                )
+                for a in document["agents"]
+            ]
+            observations = Observations.from_dict(document["observations"])
+            history = document["history"]
+            return cls(
+                document["name"],
+                agents,
+                observations,
+                history=None if history is None else TrainHistory.from_dict(history),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise CheckpointError(f"{path}: malformed debate model ({error!r})") from error
+
+    def summary(self) -> str:
+        """A few lines: who, how many observations, allocations, last training run."""
+        labelled = int(self.observations.labelled.sum())
+        lines = [
+            f"Debate model: {self.name}",
+            f"Observations: {len(self.observations)} ({labelled} with an observed action)",
+            "Allocations:",
+        ]
+        width = max(len(agent.name) for agent in self.agents)
+        for agent in sorted(self.agents, key=lambda a: -a.allocation):
+            bar = "#" * round(agent.allocation * 40)
+            lines.append(f"  {agent.name:<{width}}  {agent.allocation:6.1%}  {bar}")
+        if self.history is None:
+            lines.append("Not trained yet.")
+        else:
+            last = self.history.validation_results[-1]
+            lines.append(
+                f"Training: {self.history.epochs_run} epochs, "
+                f"{'converged' if self.history.converged else 'not converged'}; validation "
+                f"owner accuracy {last.accuracy:.3f} (chance {last.chance:.3f}, n={last.n}), "
+                f"p = {last.p_value:.2g} {last.stars}"
+            )
+            if last.action_accuracy is not None:
+                lines.append(
+                    f"Held-out actions: accuracy {last.action_accuracy:.3f}, macro-F1 "
+                    f"{last.action_macro_f1:.3f}, log-loss {last.action_log_loss:.3f}"
+                )
+        return "\n".join(lines)
+
+
+def create_debate_model(
+    name: str | None,
+    source: str | Path | Observations,
+    *,
+    tendencies: Sequence[Tendency | TextTendencySpec] | None = None,
+) -> DebateModel:
+    """Build a model of one actor from observations, with equal starting shares.
+
+    Args:
+        name: who is modelled (None: the file's ``name``, else the file's stem).
+        source: a free-text observations JSON file (schema in
+            :mod:`agents.debate.observations`) or :class:`Observations` (for example from
+            :func:`~agents.debate.observations.rollcall_observations`).
+        tendencies: the competing tendencies; default: the file's own, else the seven
+            :class:`Tendency` members (scored by text relevance on free text, by their
+            legislative scorers on roll calls).
+
+    Raises:
+        DataError: a bad observations file (names the file, record and field).
+        TypeError: a mix of legislative and text tendencies.
+    """
+    if isinstance(source, Observations):
+        observations, specs = source, ()
+        name = name or "actor"
+    else:
+        content = load_observations_json(source)
+        observations, specs = content.observations, content.tendencies
+        name = name or content.name or Path(source).stem
+    chosen = list(tendencies) if tendencies is not None else list(specs) or list(Tendency)
+    if all(isinstance(t, Tendency) for t in chosen):
+        agents = legislative_agents(chosen)
+    elif all(isinstance(t, TextTendencySpec) for t in chosen):
+        agents = text_agents(chosen)
+    else:
+        raise TypeError("tendencies must be all Tendency members or all TextTendencySpec")
+    return DebateModel(name, agents, observations)

@@ -1,0 +1,319 @@
+"""Tendencies: the competing explanations of an actor's behaviour, and their claims.
+
+A tendency looks at an observation and *claims* it: a distribution over the actions (which
+action it predicts and how strongly) and a relevance in [0, 1] (how much the observation is
+about it). Two kinds of scorer make the claims:
+
+**Legislative scorers** read a ``RollCall-v0`` observation by feature name (never by
+position; see :mod:`envs.legislative.features`). Each has a *salience* h(x) ∈ [0, 1] (how
+much it cares about the roll call; its relevance) and a *position* q(x) over
+(yes, no, abstain); its claim is
+
+    p(· | x) = (1 − ε) · [h(x) · q(x) + (1 − h(x)) · uniform] + ε · uniform,   ε = 0.02,
+
+so a tendency that does not care about a roll call makes no claim on it (uniform), and no
+action ever has probability 0.
+
+==========================  ===============================  ====================================
+tendency                    salience h(x)                    position q(x) (yes, no, abstain)
+==========================  ===============================  ====================================
+bloc loyalty                ``similar_coverage``             its own line: the votes on the most
+                                                             similar earlier roll calls (0.7) and
+                                                             on the same issues (0.3), squared and
+                                                             renormalised (sharper)
+great-power alignment       max(``issue_nu``, ``issue_di``,  (0.10, 0.50, 0.40): with the nuclear
+                            ``important``)                   powers against the majority
+human rights                ``issue_hr``                     (0.90, 0.03, 0.07)
+sovereignty and             ``issue_hr``                     (0.15, 0.40, 0.45): against outside
+non-interference                                             scrutiny of states
+decolonisation and          max(``issue_co``, ``issue_me``)  (0.92, 0.03, 0.05)
+self-determination
+development                 ``issue_ec``                     (0.92, 0.03, 0.05)
+consensus / majority        1 where earlier similar roll     the assembly's shares on similar
+                            calls exist (``consensus_yes`` + roll calls (``consensus_yes``,
+                            ``consensus_no`` > 0), else 0    ``consensus_no``, the rest abstain),
+                                                             squared and renormalised
+==========================  ===============================  ====================================
+
+**Text scorers** read free text: relevance is the TF-IDF cosine similarity (scikit-learn,
+sublinear term frequency, English stop words) between an observation's text and the
+tendency's description, fitted on the descriptions and the texts together; they make no
+action claim (uniform over the actions, if there are any).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from agents.debate.arena import ClaimSet
+from agents.debate.observations import VOTE_NAMES, Observations, TextTendencySpec
+from envs.legislative.spaces import ObservationLayout
+
+__all__ = [
+    "EPSILON",
+    "Tendency",
+    "TendencyAgent",
+    "compute_claims",
+    "legislative_agents",
+    "legislative_claims",
+    "text_agents",
+    "text_relevance",
+]
+
+EPSILON = 0.02
+"""Probability spread uniformly over the actions on top of every legislative claim."""
+
+
+class Tendency(Enum):
+    """The seven legislative tendencies (value: a short identifier)."""
+
+    BLOC_LOYALTY = "bloc_loyalty"
+    GREAT_POWER_ALIGNMENT = "great_power_alignment"
+    HUMAN_RIGHTS = "human_rights"
+    SOVEREIGNTY = "sovereignty"
+    DECOLONISATION = "decolonisation"
+    DEVELOPMENT = "development"
+    CONSENSUS = "consensus"
+
+    @property
+    def label(self) -> str:
+        """Human-readable name."""
+        return _LABELS[self]
+
+    @property
+    def description(self) -> str:
+        """What the tendency stands for, in words (also what text scorers match against)."""
+        return _DESCRIPTIONS[self]
+
+
+_LABELS = {
+    Tendency.BLOC_LOYALTY: "bloc loyalty",
+    Tendency.GREAT_POWER_ALIGNMENT: "great-power alignment",
+    Tendency.HUMAN_RIGHTS: "human rights",
+    Tendency.SOVEREIGNTY: "sovereignty and non-interference",
+    Tendency.DECOLONISATION: "decolonisation and self-determination",
+    Tendency.DEVELOPMENT: "development",
+    Tendency.CONSENSUS: "consensus / majority-following",
+}
+_DESCRIPTIONS = {
+    Tendency.BLOC_LOYALTY: (
+        "Loyalty to its bloc and allies: keeps the established group line, votes as it and its "
+        "partners voted before on the same questions, solidarity with coalition and alliance."
+    ),
+    Tendency.GREAT_POWER_ALIGNMENT: (
+        "Alignment with the great powers and their security interests: nuclear weapons, arms "
+        "control, disarmament, military strategy, sides with a powerful patron against the "
+        "majority."
+    ),
+    Tendency.HUMAN_RIGHTS: (
+        "Human rights: civil and political liberties, freedom of expression, torture, "
+        "discrimination, rights of women and children, condemning abuses and violations."
+    ),
+    Tendency.SOVEREIGNTY: (
+        "Sovereignty and non-interference: national independence, territorial integrity, rejects "
+        "outside scrutiny, sanctions and intervention in the internal affairs of states."
+    ),
+    Tendency.DECOLONISATION: (
+        "Decolonisation and self-determination: independence of colonial peoples and territories, "
+        "end of occupation, rights of the Palestinian people, anti-apartheid and liberation."
+    ),
+    Tendency.DEVELOPMENT: (
+        "Economic development: trade, poverty reduction, financing, debt relief, technology "
+        "transfer, growth, investment and aid for developing countries."
+    ),
+    Tendency.CONSENSUS: (
+        "Consensus and majority-following: goes along with the broad agreement of the assembly, "
+        "cooperation, compromise, joins the majority and avoids isolation."
+    ),
+}
+
+
+@dataclass(eq=False)
+class TendencyAgent:
+    """One competing explanation of the actor: a named tendency and its share of the mixture.
+
+    Agents are the debate's participants: :class:`~agents.debate.trainer.Trainer` writes the
+    calibrated share into :attr:`allocation` when it returns.
+
+    Attributes:
+        name: unique name (shown in logs and tables).
+        description: what the tendency stands for, in words.
+        tendency: the legislative scorer used on roll-call observations (None: a text tendency,
+            scored by the relevance of observation texts to :attr:`description`).
+        allocation: the tendency's share of the explanation, in [0, 1].
+    """
+
+    name: str
+    description: str
+    tendency: Tendency | None = None
+    allocation: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.name.strip() or not self.description.strip():
+            raise ValueError("a tendency agent needs a non-empty name and description")
+        if not 0.0 <= self.allocation <= 1.0:
+            raise ValueError(f"allocation must be in [0, 1], got {self.allocation}")
+
+
+def legislative_agents(tendencies: Iterable[Tendency] = tuple(Tendency)) -> list[TendencyAgent]:
+    """One agent per legislative tendency, with equal shares."""
+    chosen = list(dict.fromkeys(tendencies))
+    return [TendencyAgent(t.label, t.description, t, 1.0 / len(chosen)) for t in chosen]
+
+
+def text_agents(specs: Sequence[TextTendencySpec]) -> list[TendencyAgent]:
+    """One text agent per described tendency, with equal shares."""
+    return [TendencyAgent(s.name, s.description, None, 1.0 / len(specs)) for s in specs]
+
+
+# --------------------------------------------------------------------------------------
+# Legislative scorers: (salience (N,), position (N, 3)) read by name
+# --------------------------------------------------------------------------------------
+
+Scorer = Callable[[Callable[[str], np.ndarray]], tuple[np.ndarray, np.ndarray]]
+
+
+def _sharpen(shares: np.ndarray, power: float = 2.0) -> np.ndarray:
+    """Shares raised to a power and renormalised (uniform where they are all zero)."""
+    raised = np.clip(shares, 0.0, None) ** power
+    total = raised.sum(axis=1, keepdims=True)
+    return np.where(total > 0, raised / np.where(total > 0, total, 1.0), 1.0 / shares.shape[1])
+
+
+def _fixed(n: int, position: tuple[float, float, float]) -> np.ndarray:
+    return np.tile(np.asarray(position, dtype=np.float64), (n, 1))
+
+
+def _votes(get: Callable[[str], np.ndarray], prefix: str) -> np.ndarray:
+    return np.column_stack([get(f"{prefix}_{v}") for v in VOTE_NAMES])
+
+
+def _bloc_loyalty(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    line = 0.7 * _votes(get, "similar") + 0.3 * _votes(get, "issue")
+    return get("similar_coverage"), _sharpen(line)
+
+
+def _great_power(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    salience = np.maximum.reduce([get("issue_nu"), get("issue_di"), get("important")])
+    return salience, _fixed(len(salience), (0.05, 0.80, 0.15))
+
+
+def _human_rights(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    salience = get("issue_hr")
+    return salience, _fixed(len(salience), (0.90, 0.03, 0.07))
+
+
+def _sovereignty(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    salience = get("issue_hr")
+    return salience, _fixed(len(salience), (0.10, 0.20, 0.70))
+
+
+def _decolonisation(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    salience = np.maximum(get("issue_co"), get("issue_me"))
+    return salience, _fixed(len(salience), (0.92, 0.03, 0.05))
+
+
+def _development(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    salience = get("issue_ec")
+    return salience, _fixed(len(salience), (0.92, 0.03, 0.05))
+
+
+def _consensus(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    yes, no = get("consensus_yes"), get("consensus_no")
+    shares = np.column_stack([yes, no, np.clip(1.0 - yes - no, 0.0, 1.0)])
+    return ((yes + no) > 0).astype(np.float64), _sharpen(shares)
+
+
+_SCORERS: dict[Tendency, Scorer] = {
+    Tendency.BLOC_LOYALTY: _bloc_loyalty,
+    Tendency.GREAT_POWER_ALIGNMENT: _great_power,
+    Tendency.HUMAN_RIGHTS: _human_rights,
+    Tendency.SOVEREIGNTY: _sovereignty,
+    Tendency.DECOLONISATION: _decolonisation,
+    Tendency.DEVELOPMENT: _development,
+    Tendency.CONSENSUS: _consensus,
+}
+
+
+def legislative_claims(
+    tendency: Tendency, features: np.ndarray, layout: ObservationLayout
+) -> tuple[np.ndarray, np.ndarray]:
+    """A legislative tendency's claims on roll-call observations.
+
+    Args:
+        tendency: which tendency.
+        features: ``RollCall-v0`` observations, shape (N, d).
+        layout: the names of the d dimensions.
+
+    Returns:
+        probs (N, 3) over (yes, no, abstain), rows summing to 1, and the salience (N,) in [0, 1].
+
+    Raises:
+        KeyError: the layout lacks a dimension the tendency reads (names the known ones).
+    """
+    features = np.atleast_2d(np.asarray(features, dtype=np.float64))
+
+    def get(name: str) -> np.ndarray:
+        return np.clip(features[:, layout.index(name)], 0.0, 1.0)
+
+    salience, position = _SCORERS[tendency](get)
+    uniform = 1.0 / len(VOTE_NAMES)
+    claim = salience[:, None] * position + (1.0 - salience[:, None]) * uniform
+    return (1.0 - EPSILON) * claim + EPSILON * uniform, salience
+
+
+def text_relevance(texts: Sequence[str], descriptions: Sequence[str]) -> np.ndarray:
+    """TF-IDF cosine similarity of each description to each text, shape (K, N), in [0, 1].
+
+    The vectoriser is fitted on the descriptions and the texts together (so words that
+    appear everywhere weigh little); rows of zeros when they share no word.
+    """
+    vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english", strip_accents="unicode")
+    try:
+        matrix = vectorizer.fit_transform([*descriptions, *texts])
+    except ValueError:  # no word outside the stop words anywhere
+        return np.zeros((len(descriptions), len(texts)))
+    described, observed = matrix[: len(descriptions)], matrix[len(descriptions) :]
+    return np.clip((described @ observed.T).toarray(), 0.0, 1.0)
+
+
+def compute_claims(observations: Observations, agents: Sequence[TendencyAgent]) -> ClaimSet:
+    """Every agent's built-in claims on every observation.
+
+    Agents with a legislative :attr:`~TendencyAgent.tendency` use its scorer when the
+    observations have roll-call features; the others are text tendencies scored on the
+    observations' texts.
+
+    Raises:
+        ValueError: text tendencies on observations without texts, or a legislative scorer
+            on observations that are not ``RollCall-v0`` votes.
+    """
+    n, n_actions = len(observations), observations.n_actions
+    probs = np.full((len(agents), n, n_actions), 1.0 / max(n_actions, 1))
+    relevance = np.zeros((len(agents), n))
+    textual = []
+    for k, agent in enumerate(agents):
+        if agent.tendency is not None and observations.feature_names:
+            if observations.action_names != VOTE_NAMES:
+                raise ValueError(
+                    f"{agent.name!r} scores roll-call votes {VOTE_NAMES}, "
+                    f"not actions {observations.action_names}"
+                )
+            probs[k], relevance[k] = legislative_claims(
+                agent.tendency, observations.features, observations.layout
+            )
+        else:
+            textual.append(k)
+    if textual:
+        if observations.texts is None:
+            names = ", ".join(agents[k].name for k in textual)
+            raise ValueError(f"text tendencies ({names}) need observations with texts")
+        relevance[textual] = text_relevance(
+            observations.texts, [agents[k].description for k in textual]
+        )
+    return ClaimSet(probs, relevance)

@@ -1,0 +1,186 @@
+"""Validation on held-out observations: does the calibrated mixture beat chance?
+
+For each held-out observation i:
+
+* the **actual owner** is the tendency that best explains the observed outcome:
+  b_i(y_i) with b_i(a) = argmax_k p_k(a | x_i) for an observed action y_i, and argmax_k r_ik
+  (relevance) for an unlabelled observation (ties broken at random, seeded);
+* the **predicted owner** is the tendency the calibrated mixture holds responsible without
+  seeing the outcome: the one most likely to turn out the best explanation under the
+  mixture's own forecast m_i = Σ_k w_k p_k(· | x_i), i.e. argmax_k Σ_a m_i(a) · [b_i(a) = k]
+  (the Bayes-optimal guess if the mixture is right); for an unlabelled observation nothing
+  but the allocation is known before the text is read, so argmax_k w_k.
+
+The owner accuracy is tested against chance 1/K with a one-sided exact binomial test
+(:func:`scipy.stats.binomtest`, ``alternative="greater"``). Because owners are rarely
+uniform, the share of the most common actual owner (``majority_rate``) is reported beside it
+as the stronger yardstick. Labelled observations are also scored as action predictions
+(accuracy, macro-F1, log-loss of the mixture) with
+:func:`benchmarks.metrics.classification_metrics`, as the harness scores agents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import binomtest
+
+from agents.base import apply_mask
+from agents.debate.arena import ClaimSet
+from benchmarks.metrics import argmax_random_ties, classification_metrics
+
+__all__ = ["ValidationResult", "Validator", "binomial_p_value", "significance_stars"]
+
+
+def binomial_p_value(successes: int, n: int, chance: float) -> float:
+    """One-sided exact binomial p-value P(X ≥ successes), X ~ Binomial(n, chance).
+
+    Raises:
+        ValueError: n < 1, successes outside 0..n or chance outside (0, 1).
+    """
+    if n < 1 or not 0 <= successes <= n or not 0.0 < chance < 1.0:
+        raise ValueError(
+            f"need 0 ≤ successes ≤ n, n ≥ 1, 0 < chance < 1; got {successes}, {n}, {chance}"
+        )
+    return float(binomtest(int(successes), int(n), chance, alternative="greater").pvalue)
+
+
+def significance_stars(p_value: float) -> str:
+    """``***`` p < 0.001, ``**`` p < 0.01, ``*`` p < 0.05, else ``n.s.``."""
+    for threshold, stars in ((0.001, "***"), (0.01, "**"), (0.05, "*")):
+        if p_value < threshold:
+            return stars
+    return "n.s."
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """Owner prediction on held-out observations, and action prediction where labelled.
+
+    Attributes:
+        accuracy: share of observations whose predicted owner is the actual owner.
+        p_value: one-sided binomial p-value of ``successes`` out of ``n`` against ``chance``.
+        n: held-out observations.
+        chance: 1/K.
+        successes: observations whose owner was predicted right.
+        majority_rate: share of the most common actual owner (always naming it scores this).
+        action_accuracy: accuracy of the mixture's most likely action (None: no labels).
+        action_macro_f1: macro-F1 of the same (None: no labels).
+        action_log_loss: log-loss of the mixture in nats (None: no labels).
+    """
+
+    accuracy: float
+    p_value: float
+    n: int
+    chance: float
+    successes: int
+    majority_rate: float
+    action_accuracy: float | None = None
+    action_macro_f1: float | None = None
+    action_log_loss: float | None = None
+
+    @property
+    def stars(self) -> str:
+        """Significance stars of :attr:`p_value`."""
+        return significance_stars(self.p_value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, payload: dict[str, Any]) -> ValidationResult:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**payload)
+
+
+class Validator:
+    """Scores allocations on held-out claims (see the module docstring).
+
+    Args:
+        seed: seed of the random tie-breaking.
+    """
+
+    def __init__(self, *, seed: int = 0) -> None:
+        self.seed = seed
+
+    def owners(
+        self,
+        claims: ClaimSet,
+        outcomes: np.ndarray,
+        allocations: np.ndarray,
+        masks: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted and actual owner of every observation, two arrays of shape (N,)."""
+        outcomes = np.asarray(outcomes, dtype=np.int64)
+        allocations = np.asarray(allocations, dtype=np.float64)
+        labelled = outcomes >= 0
+        n, k = claims.n_observations, claims.n_tendencies
+        predicted = argmax_random_ties(np.tile(allocations, (n, 1)), self.seed)
+        actual = argmax_random_ties(claims.relevance.T, self.seed + 1)
+        if labelled.any():
+            rows = np.flatnonzero(labelled)
+            probs = claims.probs[:, rows]  # (K, L, A)
+            n_actions = probs.shape[2]
+            # b_i(a): the best explanation of each possible action, shape (L, A)
+            best = argmax_random_ties(probs.transpose(1, 2, 0).reshape(-1, k), self.seed + 2)
+            best = best.reshape(len(rows), n_actions)
+            forecast = apply_mask(
+                claims.mixture(allocations)[rows], None if masks is None else masks[rows]
+            )
+            votes = np.zeros((len(rows), k))
+            np.add.at(
+                votes, (np.repeat(np.arange(len(rows)), n_actions), best.ravel()), forecast.ravel()
+            )
+            predicted[rows] = argmax_random_ties(votes, self.seed + 3)
+            actual[rows] = best[np.arange(len(rows)), outcomes[rows]]
+        return predicted, actual
+
+    def validate(
+        self,
+        claims: ClaimSet,
+        outcomes: np.ndarray,
+        allocations: np.ndarray,
+        masks: np.ndarray | None = None,
+    ) -> ValidationResult:
+        """Owner accuracy with its binomial test, and action metrics on labelled observations.
+
+        Args:
+            claims: the tendencies' claims on the held-out observations (K, N, A).
+            outcomes: observed actions (N,), −1 for unlabelled.
+            allocations: calibrated allocations (K,).
+            masks: valid actions (N, A) or None.
+
+        Raises:
+            ValueError: no held-out observations.
+        """
+        outcomes = np.asarray(outcomes, dtype=np.int64)
+        n = claims.n_observations
+        if n == 0:
+            raise ValueError("no held-out observations to validate on")
+        predicted, actual = self.owners(claims, outcomes, allocations, masks)
+        chance = 1.0 / claims.n_tendencies
+        successes = int((predicted == actual).sum())
+        majority = np.bincount(actual, minlength=claims.n_tendencies).max() / n
+        action: dict[str, float | None] = dict.fromkeys(("accuracy", "macro_f1", "log_loss"))
+        labelled = np.flatnonzero(outcomes >= 0)
+        if len(labelled):
+            mixture = apply_mask(
+                claims.mixture(np.asarray(allocations, dtype=np.float64))[labelled],
+                None if masks is None else masks[labelled],
+            )
+            metrics = classification_metrics(outcomes[labelled], mixture)
+            action = {key: metrics[key] for key in action}
+        return ValidationResult(
+            accuracy=successes / n,
+            p_value=binomial_p_value(successes, n, chance) if claims.n_tendencies > 1 else 1.0,
+            n=n,
+            chance=chance,
+            successes=successes,
+            majority_rate=float(majority),
+            action_accuracy=action["accuracy"],
+            action_macro_f1=action["macro_f1"],
+            action_log_loss=action["log_loss"],
+        )
