@@ -13,6 +13,7 @@ import html
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -29,6 +30,7 @@ __all__ = [
     "markdown_table",
     "metric_bars_figure",
     "write_html",
+    "write_report",
 ]
 
 
@@ -43,25 +45,40 @@ def figure_png(figure: plt.Figure, path: str | Path | None = None, dpi: int = 11
     return data
 
 
+_HEADERS = {
+    "macro_f1": "macro-F1", "log_loss": "log-loss", "ece": "ECE", "true_reward": "true reward",
+    "reward_corr": "reward corr", "epic": "EPIC", "log_loss_diff": "Δ log-loss vs best",
+    "p_value": "p", "fit_seconds": "fit s", "predict_seconds": "predict s",
+}  # fmt: skip
+
+
 def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
-    """A results table as Markdown; interval columns (``(low, high)``) print as ``low–high``."""
-    shown = table.copy()
-    for column in shown.columns:
-        values = shown[column]
-        if values.map(lambda v: isinstance(v, tuple)).any():
-            shown[column] = values.map(
-                lambda v: f"{v[0]:.{digits}f}–{v[1]:.{digits}f}" if isinstance(v, tuple) else ""
-            )
+    """A results table as Markdown: each metric with its interval, ``0.751 (0.712–0.780)``."""
+    shown = pd.DataFrame({"agent": table["agent"]}) if "agent" in table else pd.DataFrame()
+    for column in table.columns:
+        if column == "agent" or column.endswith("_ci") or column == "vs_best_baseline":
+            continue
+        values = table[column]
+        if f"{column}_ci" in table:
+            shown[column] = [
+                f"{v:.{digits}f} ({ci[0]:.{digits}f}–{ci[1]:.{digits}f})"
+                for v, ci in zip(values, table[f"{column}_ci"], strict=True)
+            ]
         elif pd.api.types.is_float_dtype(values):
-            shown[column] = values.map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
-    return shown.to_markdown(index=False)
+            places = 2 if column.endswith("seconds") else digits
+            shown[column] = values.map(lambda v, p=places: "" if pd.isna(v) else f"{v:.{p}f}")
+        else:
+            shown[column] = values
+    return shown.rename(columns=_HEADERS).to_markdown(index=False)
 
 
 def metric_bars_figure(
     table: pd.DataFrame, metrics: Sequence[str], title: str, *, agent_column: str = "agent"
 ) -> plt.Figure:
     """One panel per metric: a bar per agent with its 95% interval (columns ``<metric>_ci``)."""
-    figure, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 0.45 * len(table) + 1.6))
+    figure, axes = plt.subplots(
+        1, len(metrics), figsize=(4.2 * len(metrics), 0.45 * len(table) + 1.6)
+    )
     axes = np.atleast_1d(axes)
     names = table[agent_column].tolist()
     positions = np.arange(len(names))
@@ -70,13 +87,25 @@ def metric_bars_figure(
         intervals = table.get(f"{metric}_ci")
         error = None
         if intervals is not None:
-            low = np.array([ci[0] if isinstance(ci, tuple) else v for ci, v in zip(intervals, values, strict=True)])
-            high = np.array([ci[1] if isinstance(ci, tuple) else v for ci, v in zip(intervals, values, strict=True)])
+            low = np.array(
+                [
+                    ci[0] if isinstance(ci, tuple) else v
+                    for ci, v in zip(intervals, values, strict=True)
+                ]
+            )
+            high = np.array(
+                [
+                    ci[1] if isinstance(ci, tuple) else v
+                    for ci, v in zip(intervals, values, strict=True)
+                ]
+            )
             error = np.vstack([values - low, high - values])
         axis.barh(positions, values, xerr=error, color="#4c72b0", ecolor="#333333", capsize=3)
         axis.set_yticks(positions, names if axis is axes[0] else [""] * len(names))
         axis.invert_yaxis()
-        axis.set_title(metric.replace("_", " ") + (" (lower is better)" if metric in _LOWER else ""))
+        axis.set_title(
+            metric.replace("_", " ") + (" (lower is better)" if metric in _LOWER else "")
+        )
         axis.grid(axis="x", alpha=0.3)
     figure.suptitle(title)
     figure.tight_layout()
@@ -92,10 +121,12 @@ def calibration_figure(
     """Reliability diagram: accuracy against confidence per agent (marker size ∝ votes)."""
     figure, axis = plt.subplots(figsize=(5.2, 5.0))
     axis.plot([0, 1], [0, 1], color="#999999", linestyle="--", label="perfect calibration")
-    for name, (confidence, accuracy, count) in curves.items():
+    colours = plt.get_cmap("tab20").colors
+    for index, (name, (confidence, accuracy, count)) in enumerate(curves.items()):
+        colour = colours[index % len(colours)]
         sizes = 12 + 60 * count / max(count.max(), 1)
-        axis.plot(confidence, accuracy, marker=None, linewidth=1.2, label=name)
-        axis.scatter(confidence, accuracy, s=sizes, alpha=0.7)
+        axis.plot(confidence, accuracy, color=colour, linewidth=1.2, label=name)
+        axis.scatter(confidence, accuracy, s=sizes, color=colour, alpha=0.7)
     axis.set_xlabel("confidence of the most likely action")
     axis.set_ylabel("share of votes it was right")
     axis.set_xlim(0, 1)
@@ -105,7 +136,9 @@ def calibration_figure(
     return figure
 
 
-def write_html(path: str | Path, title: str, sections: Sequence[tuple[str, str, Sequence[bytes]]]) -> None:
+def write_html(
+    path: str | Path, title: str, sections: Sequence[tuple[str, str, Sequence[bytes]]]
+) -> None:
     """Write one self-contained HTML page.
 
     Args:
@@ -116,8 +149,8 @@ def write_html(path: str | Path, title: str, sections: Sequence[tuple[str, str, 
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-        "pre{background:#f6f8fa;padding:1em;overflow-x:auto;font-size:12px}"
+        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;"
+        "padding:0 1em}pre{background:#f6f8fa;padding:1em;overflow-x:auto;font-size:12px}"
         "img{max-width:100%;margin:0.5em 0}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
@@ -125,6 +158,76 @@ def write_html(path: str | Path, title: str, sections: Sequence[tuple[str, str, 
         parts.append(f"<h2>{html.escape(heading)}</h2><pre>{html.escape(text)}</pre>")
         for image in images:
             encoded = base64.b64encode(image).decode("ascii")
-            parts.append(f"<img alt='{html.escape(heading)}' src='data:image/png;base64,{encoded}'>")
+            parts.append(
+                f"<img alt='{html.escape(heading)}' src='data:image/png;base64,{encoded}'>"
+            )
     parts.append("</body></html>")
     atomic_write_text(path, "\n".join(parts) + "\n")
+
+
+def write_report(
+    results: Sequence[Any], out: str | Path, *, options: Mapping[str, Any], kind: str, version: int
+) -> dict[str, Path]:
+    """Write results.json, results.md, report.html and PNG figures for some suite results.
+
+    Args:
+        results: :class:`~benchmarks.suites.SuiteResult` objects.
+        out: folder to write into (created if needed).
+        options: the run's settings (recorded in results.json, so the run can be repeated).
+        kind: the results.json ``kind`` tag.
+        version: the results.json format version.
+
+    Returns:
+        Name → path of everything written.
+    """
+    from envs.persist import atomic_write_json
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    sections, markdown = [], []
+    for result in results:
+        figures = []
+        metrics = [m for m in ("accuracy", "macro_f1", "log_loss") if m in result.table]
+        for name, figure in (
+            (
+                "metrics",
+                metric_bars_figure(
+                    result.table, metrics, f"{result.suite}: held-out scores (95% CI)"
+                ),
+            ),
+            ("calibration", calibration_figure(result.calibration, f"{result.suite}: reliability")),
+            *result.extras.get("figures", {}).items(),
+        ):
+            path = out / f"{result.suite}_{name}.png"
+            figures.append(figure_png(figure, path))
+            written[path.name] = path
+        text = result.to_markdown()
+        markdown.append(f"## {result.suite}\n\n{text}\n")
+        sections.append((result.suite, text, figures))
+    payload = {
+        "options": dict(options),
+        "suites": [
+            {
+                "suite": r.suite, "description": r.description, "split": r.split, "data": r.source,
+                "countries": list(r.countries), "class_balance": r.class_balance,
+                "results": _records(r.table),
+            }
+            for r in results
+        ],
+    }  # fmt: skip
+    atomic_write_json(out / "results.json", payload, kind=kind, version=version)
+    atomic_write_text(out / "results.md", "# assembly-gym benchmark\n\n" + "\n".join(markdown))
+    write_html(out / "report.html", "assembly-gym benchmark", sections)
+    for name in ("results.json", "results.md", "report.html"):
+        written[name] = out / name
+    return written
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Table rows as JSON-ready dicts (intervals as [low, high], numpy scalars as floats)."""
+    rows = []
+    for row in table.to_dict(orient="records"):
+        rows.append({k: list(v) if isinstance(v, tuple) else (v.item() if hasattr(v, "item") else v)
+                     for k, v in row.items()})  # fmt: skip
+    return rows

@@ -1,76 +1,134 @@
-"""``assembly-gym bench``: every agent on the same temporal split, one table."""
+"""``assembly-gym bench``: every agent of every suite on the same held-out data, one report."""
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict, replace
 from pathlib import Path
 
-from agents.baselines import PlantedAgent
-from benchmarks.harness import TemporalSplit, default_agents, evaluate
+from benchmarks.executor import make_executor
+from benchmarks.report import write_report
+from benchmarks.suites import SUITES, Options, Suite, run_suite
+from benchmarks.suites.base import build_task
 from envs.errors import AssemblyGymError
-from envs.legislative.sources import default_assembly, roll_call_data
-from envs.persist import atomic_write_json, atomic_write_text
 
 RESULTS_KIND = "assembly-gym bench results"
 """``kind`` of the results.json that ``--out`` writes (read it with ``read_versioned_json``)."""
+RESULTS_VERSION = 2
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     parser = subparsers.add_parser(
         "bench",
-        help="compare agents on held-out sessions",
-        description="Fit every agent per country on earlier sessions and score it on later ones.",
+        help="compare every agent on held-out data (suites, tables, plots)",
+        description=(
+            "Fit every agent of each suite on the same training data and score it on the same "
+            "held-out decisions: accuracy, macro-F1, log-loss, Brier, calibration, 95%% bootstrap "
+            "intervals over roll calls, a paired test against the best baseline, timings."
+        ),
     )
     parser.add_argument(
-        "--data", default=None,
-        help="an unvotes folder or UNDL CSV (default: the synthetic assembly)",
-    )  # fmt: skip
+        "--suite",
+        nargs="+",
+        default=None,
+        choices=sorted(SUITES),
+        metavar="NAME",
+        help=f"suites to run: {', '.join(sorted(SUITES))} (default: synthetic, "
+        "or unvotes when --data is given)",
+    )
     parser.add_argument(
-        "--last-train-session", type=int, default=None,
-        help="last training session (default: 60 on real data, else 3/4 of the sessions)",
-    )  # fmt: skip
+        "--data", default=None, help="real data: an unvotes folder or a UN Digital Library CSV"
+    )
     parser.add_argument(
-        "--countries", nargs="+", default=None, metavar="NAME",
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for results.json, results.md, report.html and PNG plots",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="parallel worker processes (-1: all cores)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice")
+    parser.add_argument(
+        "--last-train-session",
+        type=int,
+        default=None,
+        help="last training session (default: 60 on real data)",
+    )
+    parser.add_argument(
+        "--countries",
+        nargs="+",
+        default=None,
+        metavar="NAME",
         help="countries to evaluate (default: all with votes in both periods)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--agents", nargs="+", default=None, metavar="AGENT",
-        help=f"agents to run (default: all of {', '.join(default_agents())})",
-    )  # fmt: skip
+        "--agents",
+        nargs="+",
+        default=None,
+        metavar="AGENT",
+        help="run only these agents (names as in the table)",
+    )
     parser.add_argument(
-        "--out", type=Path, default=None,
-        help="folder to write results.md and results.json into",
-    )  # fmt: skip
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        "--bootstrap",
+        type=int,
+        default=1000,
+        help="bootstrap resamples for the confidence intervals",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny sizes: a smoke test of the whole pipeline"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(run=run)
 
 
+class _Only:
+    """A suite's agents restricted to some names (a picklable callable, for worker processes)."""
+
+    def __init__(self, agents, names: tuple[str, ...]) -> None:
+        self.agents, self.names = agents, names
+
+    def __call__(self, task, options):
+        return [spec for spec in self.agents(task, options) if spec.name in self.names]
+
+
+def _restricted(suite: Suite, names: tuple[str, ...] | None) -> Suite:
+    return suite if names is None else replace(suite, agents=_Only(suite.agents, names))
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the benchmark and print the table."""
-    data = roll_call_data(args.data)
-    last = args.last_train_session
-    if last is None and args.data is not None and data.sessions.max() >= 61:
-        last = 60
-    agents = default_agents()
-    if args.data is None:  # the synthetic default knows the truth: show the ceiling
-        assembly = default_assembly()
-        agents["planted (oracle)"] = lambda layout: PlantedAgent(assembly, layout)
-    if args.agents:
-        unknown = sorted(set(args.agents) - set(agents))
-        if unknown:
-            raise AssemblyGymError(f"unknown agents {unknown}; choose from {sorted(agents)}")
-        agents = {name: agents[name] for name in args.agents}
-    result = evaluate(agents, TemporalSplit.of(data, last), countries=args.countries,
-                      progress=not args.quiet)  # fmt: skip
-    markdown = f"Data: {data.source}\n{result.to_markdown()}"
-    print(markdown)
+    """Run the suites, print their tables, write the report."""
+    names = args.suite or (["unvotes"] if args.data else ["synthetic"])
+    if args.bootstrap < 10:
+        raise AssemblyGymError(f"--bootstrap must be at least 10, got {args.bootstrap}")
+    options = Options(
+        data=args.data,
+        seed=args.seed,
+        last_train_session=args.last_train_session,
+        countries=tuple(args.countries) if args.countries else None,
+        n_bootstrap=args.bootstrap,
+        quick=args.quick,
+    )
+    wanted = tuple(args.agents) if args.agents else None
+    executor = make_executor(args.jobs)
+    results = []
+    for name in names:
+        suite = _restricted(SUITES[name], wanted)
+        if wanted:
+            task = build_task(SUITES[name], options)
+            available = [spec.name for spec in SUITES[name].agents(task, options)]
+            unknown = sorted(set(wanted) - set(available))
+            if unknown:
+                raise AssemblyGymError(
+                    f"unknown agents {unknown} in suite {name}; choose from {available}"
+                )
+        result = run_suite(suite, options, executor=executor, progress=not args.quiet)
+        print(f"## {name}\n\n{result.to_markdown()}\n")
+        results.append(result)
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(args.out / "results.md", markdown + "\n")
-        payload = {
-            "data": data.source, "split": result.split, "class_balance": result.class_balance,
-            "countries": list(result.countries), "results": result.table.to_dict(orient="records"),
-        }  # fmt: skip
-        atomic_write_json(args.out / "results.json", payload, kind=RESULTS_KIND, version=1)
+        written = write_report(
+            results, args.out, options=asdict(options), kind=RESULTS_KIND, version=RESULTS_VERSION
+        )
+        print(f"wrote {', '.join(sorted(written))} to {args.out}")
     return 0

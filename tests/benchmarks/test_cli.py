@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.cli import build_parser, main
-from benchmarks.commands.bench import RESULTS_KIND
+from benchmarks.commands.bench import RESULTS_KIND, RESULTS_VERSION
 from benchmarks.throughput import ENVS, measure
 from envs.legislative.data import ABSENT, ISSUE_CODES
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -62,7 +62,7 @@ def test_bench_on_a_data_folder(unvotes_folder, capsys):
     assert code == 0
     assert f"Data: {unvotes_folder}" in out and "5 countries" in out
     assert "train sessions 1–3" in out and "test sessions 4–4" in out
-    assert _table_agents(out) == ["majority", "random"]
+    assert _table_agents(out) == ["random", "majority"]  # in the suite's order
 
 
 def test_bench_default_is_the_synthetic_assembly_with_the_oracle(capsys):
@@ -70,14 +70,16 @@ def test_bench_default_is_the_synthetic_assembly_with_the_oracle(capsys):
                  "--agents", "planted (oracle)", "majority"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0 and "Data: synthetic assembly (seed 0)" in out and "2 countries" in out
-    assert _table_agents(out) == ["planted (oracle)", "majority"]
+    assert _table_agents(out) == ["majority", "planted (oracle)"]
 
 
 def test_unknown_agent_is_a_one_line_error(capsys):
     code = main(["bench", "--quiet", "--agents", "majority", "oracle"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert err.startswith("assembly-gym bench: error: unknown agents ['oracle']; choose from")
+    assert err.startswith(
+        "assembly-gym bench: error: unknown agents ['oracle'] in suite synthetic; choose from"
+    )
 
 
 @pytest.mark.parametrize("bad", ["missing", "not_a_layout"])
@@ -104,12 +106,21 @@ def test_out_writes_results_atomically(unvotes_folder, tmp_path, capsys, monkeyp
             "--out", str(out)]  # fmt: skip
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert (out / "results.md").read_text() == printed
-    results = read_versioned_json(out / "results.json", kind=RESULTS_KIND, version=1)
-    assert results["data"] == str(unvotes_folder)
-    assert [r["agent"] for r in results["results"]] == ["majority"]
-    assert set(results) >= {"split", "class_balance", "countries", "results"}
-    assert sorted(p.name for p in out.iterdir()) == ["results.json", "results.md"]
+    table = printed[printed.index("| agent") : printed.index("wrote")].strip()
+    assert table in (out / "results.md").read_text()
+    results = read_versioned_json(out / "results.json", kind=RESULTS_KIND, version=RESULTS_VERSION)
+    assert results["options"]["seed"] == 0 and results["options"]["data"] == str(unvotes_folder)
+    (suite,) = results["suites"]
+    assert suite["suite"] == "unvotes" and suite["data"] == str(unvotes_folder)
+    assert [r["agent"] for r in suite["results"]] == ["majority"]
+    low, high = suite["results"][0]["log_loss_ci"]
+    assert low <= suite["results"][0]["log_loss"] <= high
+    assert set(suite) >= {"split", "class_balance", "countries", "results"}
+    assert sorted(p.name for p in out.iterdir()) == [
+        "report.html", "results.json", "results.md", "unvotes_calibration.png",
+        "unvotes_metrics.png",
+    ]  # fmt: skip
+    assert "data:image/png;base64," in (out / "report.html").read_text()
     # A failing write leaves the previous results whole and no temporary file behind.
     before = {p.name: p.read_bytes() for p in out.iterdir()}
 

@@ -8,13 +8,18 @@ import numpy as np
 import pytest
 
 from agents.baselines import MajorityAgent, PlantedAgent
-from benchmarks.harness import BenchmarkResult, TemporalSplit, default_agents, evaluate
+from benchmarks.harness import TemporalSplit, default_agents, evaluate
+from benchmarks.suites import SuiteResult
 from benchmarks.metrics import classification_metrics
 from envs.errors import DataError
 from envs.legislative.data import ABSENT, RollCallData
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
-COLUMNS = ["agent", "accuracy", "macro_f1", "log_loss", "n", "fit_seconds", "predict_seconds"]
+COLUMNS = [
+    "agent", "accuracy", "accuracy_ci", "macro_f1", "macro_f1_ci", "log_loss", "log_loss_ci",
+    "brier", "brier_ci", "ece", "ece_ci", "countries", "n", "fit_seconds", "predict_seconds",
+    "vs_best_baseline", "log_loss_diff", "p_value",
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +35,7 @@ def data(assembly) -> RollCallData:
 
 
 @pytest.fixture(scope="module")
-def result(data) -> BenchmarkResult:
+def result(data) -> SuiteResult:
     return evaluate(default_agents(), TemporalSplit.of(data, 3), progress=False)
 
 
@@ -84,8 +89,8 @@ def test_one_row_per_agent_with_the_documented_columns(result, data):
 
 def test_markdown_names_the_split_balance_chance_and_agents(result):
     text = result.to_markdown()
-    assert text.startswith(f"Split: {result.split}; 6 countries.")
-    assert "Test class balance: yes" in text and "Chance: accuracy 0.333" in text
+    assert f"Split: {result.split}; 6 countries." in text
+    assert "Held-out class balance: yes" in text and "Chance: log-loss 1.099" in text
     for name in default_agents():
         assert f"| {name} " in text
 

@@ -1,0 +1,71 @@
+"""Temporal splits: train on earlier sessions, test on later ones, and who can be scored."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from envs.errors import DataError
+from envs.legislative.data import ABSENT, RollCallData
+
+__all__ = ["TemporalSplit", "eligible_countries"]
+
+
+@dataclass(frozen=True)
+class TemporalSplit:
+    """Train on sessions up to ``last_train_session``, test on the sessions after it."""
+
+    train: RollCallData
+    test: RollCallData
+    last_train_session: int
+
+    @classmethod
+    def of(cls, data: RollCallData, last_train_session: int | None = None) -> TemporalSplit:
+        """Split data; the default trains on the first three quarters of its sessions."""
+        sessions = data.sessions
+        if len(sessions) < 2:
+            raise DataError(data.source, "a temporal split needs at least two sessions")
+        if last_train_session is None:
+            last_train_session = int(sessions[max(int(len(sessions) * 0.75) - 1, 0)])
+        if not sessions[0] <= last_train_session < sessions[-1]:
+            raise DataError(
+                data.source,
+                f"last training session {last_train_session} leaves no training or no test "
+                f"sessions (sessions {sessions[0]}–{sessions[-1]})",
+            )
+        train, test = data.temporal_split(last_train_session)
+        return cls(train, test, last_train_session)
+
+    def describe(self) -> str:
+        """One line: which sessions train and which test."""
+        train, test = self.train.sessions, self.test.sessions
+        return (
+            f"train sessions {train[0]}–{train[-1]} ({self.train.n_roll_calls} roll calls), "
+            f"test sessions {test[0]}–{test[-1]} ({self.test.n_roll_calls} roll calls)"
+        )
+
+
+def eligible_countries(split: TemporalSplit, countries: Sequence[str] | None = None) -> list[str]:
+    """The given countries (validated), or all with votes in both periods, in data order."""
+    if countries is not None:
+        names = [split.train.country_names[split.train.country_index(c)] for c in countries]
+        for data, period in ((split.train, "training"), (split.test, "test")):
+            silent = [n for n in names if (data.votes[data.country_index(n)] == ABSENT).all()]
+            if silent:
+                raise DataError(
+                    data.source,
+                    f"{silent} cast no vote in the {period} sessions; leave them out",
+                    field="country",
+                )
+        return names
+    voted_train = (split.train.votes != ABSENT).any(axis=1)
+    test_rows = {n: i for i, n in enumerate(split.test.country_names)}
+    names = [
+        name for name, voted in zip(split.train.country_names, voted_train, strict=True)
+        if voted and name in test_rows and (split.test.votes[test_rows[name]] != ABSENT).any()
+    ]  # fmt: skip
+    if not names:
+        raise DataError(
+            split.train.source, "no country voted in both the training and test sessions"
+        )
+    return names

@@ -1,0 +1,16 @@
+"""Benchmark suites: declarative (data, split, env, agents, metrics), run by one harness.
+
+Example:
+    >>> from benchmarks.suites import SUITES, Options, run_suite
+    >>> result = run_suite(SUITES["synthetic"], Options(quick=True, n_bootstrap=50), progress=False)
+    >>> "maxent-irl (linear)" in set(result.table["agent"])
+    True
+"""
+
+from benchmarks.suites.base import AgentSpec, Options, Suite, SuiteResult, Task, Truth, run_suite
+from benchmarks.suites.rollcall import SYNTHETIC, UNVOTES
+
+SUITES: dict[str, Suite] = {suite.name: suite for suite in (SYNTHETIC, UNVOTES)}
+"""Every suite, by name."""
+
+__all__ = ["SUITES", "AgentSpec", "Options", "Suite", "SuiteResult", "Task", "Truth", "run_suite"]

@@ -1,0 +1,421 @@
+"""What a benchmark suite is, and how one runs.
+
+A :class:`Suite` is declarative: a name, a task builder (data, split, env), the agents and
+the metrics. :func:`run_suite` builds the :class:`Task` — every agent sees the same
+training demonstrations and is scored on the same held-out decisions — splits the work into
+(agent, countries) units, hands them to an :class:`~benchmarks.executor.Executor`, and
+scores the predictions with bootstrap intervals over roll calls and a paired test against
+the best baseline.
+
+Work units are small descriptors (suite name, options, agent, countries): a worker rebuilds
+the task itself (cached per process), so any executor that can call a function on a
+descriptor — local processes today, a cluster tomorrow — runs the suites unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agents.base import Agent
+from benchmarks.executor import Executor, LocalExecutor
+from benchmarks.statistics import GroupedScores, calibration_curve, paired_bootstrap_test
+from envs.legislative.demonstrations import Demonstration
+from envs.legislative.spaces import ObservationLayout
+
+__all__ = [
+    "AgentSpec",
+    "Options",
+    "Suite",
+    "SuiteResult",
+    "Task",
+    "Truth",
+    "build_task",
+    "per_country",
+    "run_suite",
+]
+
+FitFn = Callable[["Task", Sequence[str]], Mapping[str, Agent]]
+"""Fits an agent for each of the given countries on the task's training demonstrations."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Settings of one benchmark run (the CLI's arguments).
+
+    Attributes:
+        data: real data location (None: the suite's synthetic default).
+        seed: seed of every random choice (data generation, agents, bootstrap).
+        last_train_session: last training session (None: the suite's default).
+        countries: countries to evaluate (None: the suite's default).
+        n_bootstrap: bootstrap resamples of the confidence intervals.
+        quick: smaller sizes for smoke tests (tiny data, few epochs).
+    """
+
+    data: str | None = None
+    seed: int = 0
+    last_train_session: int | None = None
+    countries: tuple[str, ...] | None = None
+    n_bootstrap: int = 1000
+    quick: bool = False
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The planted rewards of a synthetic task: r_c(s, a) = θ_c·φ(s, a)."""
+
+    feature_map: Any
+    theta: Mapping[str, np.ndarray]
+
+    def rewards(self, country: str, obs: np.ndarray) -> np.ndarray:
+        """Planted reward of every action, (N, d) → (N, A)."""
+        return self.feature_map(obs) @ np.reshape(self.theta[country], -1)
+
+
+@dataclass(frozen=True)
+class Task:
+    """What every agent of a suite is fitted on and scored on.
+
+    Attributes:
+        name: the suite's name.
+        env_id: the Gymnasium id the demonstrations come from.
+        layout: observation names.
+        action_names: action names, in index order.
+        train: training demonstrations per country.
+        test: held-out demonstrations per country (same countries, same order).
+        test_groups: per country, the group (roll call or resolution id) of each held-out
+            decision, for the bootstrap over roll calls.
+        split: a one-line description of the split.
+        source: where the data came from.
+        seed: the run's seed.
+        truth: the planted rewards (synthetic tasks), else None.
+        context: extra inputs some agents need (e.g. the training data or records).
+    """
+
+    name: str
+    env_id: str
+    layout: ObservationLayout
+    action_names: tuple[str, ...]
+    train: Mapping[str, Sequence[Demonstration]]
+    test: Mapping[str, Sequence[Demonstration]]
+    test_groups: Mapping[str, np.ndarray]
+    split: str
+    source: str = ""
+    seed: int = 0
+    truth: Truth | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_actions(self) -> int:
+        """Number of actions A."""
+        return len(self.action_names)
+
+    @property
+    def countries(self) -> tuple[str, ...]:
+        """The evaluated countries, in order."""
+        return tuple(self.test)
+
+    def test_arrays(self, country: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A country's held-out decisions: observations (N, d), actions (N,), masks (N, A)."""
+        demos = self.test[country]
+        return (
+            np.concatenate([d.obs[:-1] for d in demos]),
+            np.concatenate([d.acts for d in demos]),
+            np.concatenate([d.masks for d in demos]),
+        )
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent of a suite.
+
+    Attributes:
+        name: the name in the table.
+        fit: fits one agent per country (per country, or all at once for batched learners).
+        baseline: whether it is a simple baseline (the paired test compares every agent with
+            the best baseline by log-loss).
+        max_countries: run on the suite's first k countries only (for expensive learners);
+            its row says so and its paired test uses the same countries.
+        chunk: countries per work unit (None: all in one unit, e.g. batched learners).
+    """
+
+    name: str
+    fit: FitFn
+    baseline: bool = False
+    max_countries: int | None = None
+    chunk: int | None = 16
+
+
+def per_country(make: Callable[[Task], Agent]) -> FitFn:
+    """A fit function that makes and fits one fresh agent per country."""
+
+    def fit(task: Task, countries: Sequence[str]) -> dict[str, Agent]:
+        return {country: make(task).fit(task.train[country]) for country in countries}
+
+    return fit
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark suite: data and split (the task), agents, metrics.
+
+    Attributes:
+        name: short name (``--suite NAME``).
+        description: one line for the report.
+        make_task: builds the task from the run's options.
+        agents: the agents, given the task (some need its truth or context).
+        metrics: the metrics shown (a subset of :data:`benchmarks.statistics.METRICS`).
+    """
+
+    name: str
+    description: str
+    make_task: Callable[[Options], Task]
+    agents: Callable[[Task, Options], Sequence[AgentSpec]]
+    metrics: tuple[str, ...] = ("accuracy", "macro_f1", "log_loss", "brier", "ece")
+
+
+@dataclass
+class SuiteResult:
+    """Scores of every agent of one suite.
+
+    Attributes:
+        suite: the suite's name.
+        description: its description.
+        split: the split's description.
+        source: where the data came from.
+        countries: the evaluated countries.
+        class_balance: action shares among the held-out decisions.
+        table: one row per agent: metrics, 95% intervals (``<metric>_ci``), the paired test
+            against the best baseline, extra columns, timings, countries and decisions used.
+        calibration: per agent, the reliability curve (confidence, accuracy, count).
+        predictions: per agent, the held-out actions (N,) and predicted probabilities (N, A).
+        extras: anything the suite adds for plots (e.g. learned reward weights).
+    """
+
+    suite: str
+    description: str
+    split: str
+    source: str
+    countries: tuple[str, ...]
+    class_balance: dict[str, float]
+    table: pd.DataFrame
+    calibration: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    predictions: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def to_markdown(self) -> str:
+        """The table as Markdown, under the split, class balance and chance level."""
+        from benchmarks.report import markdown_table
+
+        n_actions = len(self.class_balance)
+        balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
+        best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
+        header = (
+            f"{self.description}. Data: {self.source}.\n"
+            f"Split: {self.split}; {len(self.countries)} countries.\n"
+            f"Held-out class balance: {balance}. Chance: log-loss {np.log(max(n_actions, 1)):.3f}."
+            " In brackets: 95% bootstrap intervals over roll calls."
+            + (f" Δ and p: log-loss against the best baseline ({best}), paired bootstrap."
+               if best else "")
+            + "\n\n"
+        )  # fmt: skip
+        return header + markdown_table(self.table)
+
+
+@dataclass
+class _Predictions:
+    """One agent's predictions on (a subset of) the task's countries, in task order."""
+
+    countries: tuple[str, ...]
+    probs: dict[str, np.ndarray]
+    fit_seconds: float
+    predict_seconds: float
+    rewards: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def build_task(suite: Suite, options: Options) -> Task:
+    """The suite's task, built once per process (workers rebuild it from the descriptor)."""
+    return _cached_task(suite.make_task, options)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_task(make_task: Callable[[Options], Task], options: Options) -> Task:
+    return make_task(options)
+
+
+Unit = tuple[Suite, Options, str, tuple[str, ...]]
+"""A work unit: the suite, the options, an agent name and some countries."""
+
+
+def _run_unit(unit: Unit) -> _Predictions:
+    """Fit one agent on some countries and predict their held-out decisions."""
+    suite, options, agent_name, countries = unit
+    task = build_task(suite, options)
+    spec = {s.name: s for s in suite.agents(task, options)}[agent_name]
+    start = time.perf_counter()
+    agents = spec.fit(task, countries)
+    fit_seconds = time.perf_counter() - start
+    probs, rewards, predict_seconds = {}, {}, 0.0
+    for country in countries:
+        obs, _, masks = task.test_arrays(country)
+        start = time.perf_counter()
+        probs[country] = np.asarray(agents[country].action_probs(obs, masks), dtype=np.float64)
+        predict_seconds += time.perf_counter() - start
+        reward = getattr(agents[country], "reward_matrix", None)
+        if reward is not None:
+            rewards[country] = np.asarray(reward(obs), dtype=np.float64)
+    return _Predictions(tuple(countries), probs, fit_seconds, predict_seconds, rewards)
+
+
+def _units(suite: Suite, task: Task, options: Options) -> list[Unit]:
+    units = []
+    for spec in suite.agents(task, options):
+        countries = task.countries[: spec.max_countries] if spec.max_countries else task.countries
+        size = spec.chunk or len(countries)
+        for start in range(0, len(countries), size):
+            units.append((suite, options, spec.name, tuple(countries[start : start + size])))
+    return units
+
+
+def run_suite(
+    suite: Suite,
+    options: Options = Options(),
+    *,
+    executor: Executor | None = None,
+    progress: bool = True,
+) -> SuiteResult:
+    """Fit and score every agent of a suite on its task.
+
+    Args:
+        suite: the suite.
+        options: the run's settings.
+        executor: where the work units run (default: sequentially in this process).
+        progress: show a tqdm bar over work units (agents × country chunks).
+    """
+    from tqdm.auto import tqdm
+
+    task = build_task(suite, options)
+    units = _units(suite, task, options)
+    executor = executor or LocalExecutor(1)
+    if isinstance(executor, LocalExecutor) and executor.jobs == 1:
+        iterator = tqdm(units, desc=f"{suite.name}: agents × folds", disable=not progress)
+        outputs = [_run_unit(unit) for unit in iterator]
+    else:
+        outputs = executor.map(_run_unit, units)
+    merged: dict[str, _Predictions] = {}
+    for (_, _, name, _), output in zip(units, outputs, strict=True):
+        if name not in merged:
+            merged[name] = _Predictions((), {}, 0.0, 0.0, {})
+        part = merged[name]
+        part.countries += output.countries
+        part.probs.update(output.probs)
+        part.rewards.update(output.rewards)
+        part.fit_seconds += output.fit_seconds
+        part.predict_seconds += output.predict_seconds
+    return _score(suite, task, options, merged)
+
+
+def _score(
+    suite: Suite, task: Task, options: Options, predictions: dict[str, _Predictions]
+) -> SuiteResult:
+    rng = np.random.default_rng(options.seed)
+    specs = {s.name: s for s in suite.agents(task, options)}
+    truth_rows = {}
+    scores: dict[str, GroupedScores] = {}
+    rows = []
+    for name, prediction in predictions.items():
+        y, probs, groups = _stack(task, prediction)
+        scores[name] = GroupedScores.from_predictions(y, probs, groups)
+        point = {k: float(v[0]) for k, v in scores[name].metrics().items()}
+        intervals = scores[name].bootstrap(options.n_bootstrap, rng)
+        row: dict[str, Any] = {"agent": name}
+        for metric in suite.metrics:
+            row[metric], row[f"{metric}_ci"] = point[metric], intervals[metric]
+        if task.truth is not None:
+            truth_rows[name] = _truth_columns(task, prediction)
+            row.update(truth_rows[name])
+        row.update(
+            countries=len(prediction.countries), n=len(y),
+            fit_seconds=prediction.fit_seconds, predict_seconds=prediction.predict_seconds,
+        )  # fmt: skip
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    _paired_tests(table, specs, predictions, task, rng, options.n_bootstrap)
+    y_all = np.concatenate([task.test_arrays(c)[1] for c in task.countries])
+    balance = np.bincount(y_all, minlength=task.n_actions) / len(y_all)
+    calibration, stacked = {}, {}
+    for name, prediction in predictions.items():
+        y, probs, _ = _stack(task, prediction)
+        calibration[name] = calibration_curve(y, probs)
+        stacked[name] = (y, probs)
+    return SuiteResult(
+        suite.name, suite.description, task.split, task.source, task.countries,
+        {a: float(b) for a, b in zip(task.action_names, balance, strict=True) if b > 0},
+        table, calibration, stacked,
+    )  # fmt: skip
+
+
+def _stack(task: Task, prediction: _Predictions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    y = np.concatenate([task.test_arrays(c)[1] for c in prediction.countries])
+    probs = np.concatenate([prediction.probs[c] for c in prediction.countries])
+    groups = np.concatenate([task.test_groups[c] for c in prediction.countries])
+    return y, probs, groups
+
+
+def _truth_columns(task: Task, prediction: _Predictions) -> dict[str, float]:
+    """Expected planted reward per decision, and reward recovery for agents with a reward.
+
+    Recovery compares learned and planted rewards on the held-out states after removing
+    each state's mean over actions (the part potential shaping cannot change in a one-step
+    decision): the Pearson correlation ρ and the EPIC-style distance √((1 − ρ) / 2).
+    """
+    expected, learned, planted = [], [], []
+    for country in prediction.countries:
+        obs, _, _ = task.test_arrays(country)
+        true = task.truth.rewards(country, obs)
+        expected.append((prediction.probs[country] * true).sum(axis=1))
+        if country in prediction.rewards:
+            learned.append(_centre(prediction.rewards[country]).ravel())
+            planted.append(_centre(true).ravel())
+    columns = {"true_reward": float(np.concatenate(expected).mean())}
+    if learned:
+        rho = float(np.corrcoef(np.concatenate(learned), np.concatenate(planted))[0, 1])
+        columns.update(reward_corr=rho, epic=float(np.sqrt(max(0.0, (1.0 - rho) / 2.0))))
+    return columns
+
+
+def _centre(rewards: np.ndarray) -> np.ndarray:
+    return rewards - rewards.mean(axis=1, keepdims=True)
+
+
+def _paired_tests(
+    table: pd.DataFrame, specs: Mapping[str, AgentSpec], predictions: Mapping[str, _Predictions],
+    task: Task, rng: np.random.Generator, n_resamples: int,
+) -> None:  # fmt: skip
+    """Log-loss difference (agent − best baseline; negative is better) and its p-value.
+
+    The best baseline is the baseline with the lowest log-loss; each agent is compared on
+    its own countries, with the same resampled roll calls for both.
+    """
+    baselines = [n for n in table["agent"] if n in specs and specs[n].baseline]
+    if not baselines:
+        return
+    best = min(baselines, key=lambda n: float(table.loc[table["agent"] == n, "log_loss"].iloc[0]))
+    differences, p_values = [], []
+    for name in table["agent"]:
+        subset = predictions[name].countries
+        reference = _Predictions(subset, predictions[best].probs, 0.0, 0.0)
+        a = GroupedScores.from_predictions(*_stack(task, predictions[name]))
+        b = GroupedScores.from_predictions(*_stack(task, reference))
+        difference, p_value = paired_bootstrap_test(a, b, "log_loss", n_resamples, rng)
+        differences.append(difference)
+        p_values.append(p_value)
+    table["vs_best_baseline"] = best
+    table["log_loss_diff"] = differences
+    table["p_value"] = p_values

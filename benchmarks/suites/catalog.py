@@ -1,0 +1,94 @@
+"""The agents the suites run, as :class:`~benchmarks.suites.base.AgentSpec` factories.
+
+Each function returns the spec of one agent for a task; suites pick from them. Learners
+that fit every country at once (MaxEnt IRL) get one work unit; per-country learners are
+split into chunks of countries that run in parallel under ``--jobs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.baselines import (
+    AlwaysYesAgent,
+    IssueMajorityAgent,
+    LogisticAgent,
+    MajorityAgent,
+    PlantedAgent,
+    RandomAgent,
+    SimilarVoteAgent,
+)
+from benchmarks.suites.base import AgentSpec, Task, per_country
+
+__all__ = ["baseline_specs", "bc_spec", "debate_spec", "irl_spec", "planted_spec"]
+
+
+def baseline_specs(
+    task: Task, *, yes_action: int = 0, vote_actions: tuple[int, int, int] = (0, 1, 2)
+) -> list[AgentSpec]:
+    """The simple baselines.
+
+    Random, always-yes, per-country majority, per-country × issue majority, the vote on the
+    most similar earlier roll call, and scikit-learn's logistic regression.
+    """
+    n, layout = task.n_actions, task.layout
+    return [
+        AgentSpec("random", per_country(lambda t: RandomAgent(n, layout)), baseline=True),
+        AgentSpec(
+            "always-yes",
+            per_country(lambda t: AlwaysYesAgent(n, layout, yes_action=yes_action)),
+            baseline=True,
+        ),
+        AgentSpec("majority", per_country(lambda t: MajorityAgent(n, layout)), baseline=True),
+        AgentSpec(
+            "issue-majority", per_country(lambda t: IssueMajorityAgent(n, layout)), baseline=True
+        ),
+        AgentSpec(
+            "last-similar-vote",
+            per_country(lambda t: SimilarVoteAgent(n, layout, vote_actions=vote_actions)),
+            baseline=True,
+        ),
+        AgentSpec(
+            "logistic (sklearn)", per_country(lambda t: LogisticAgent(n, layout)), baseline=True
+        ),
+    ]
+
+
+def irl_spec(task: Task) -> AgentSpec:
+    """Linear MaxEnt IRL, every country in one batched fit with shrinkage to the global mean."""
+
+    def fit(task: Task, countries: Sequence[str]):
+        from agents.irl_agent import MaxEntIRLAgent
+
+        return MaxEntIRLAgent.fit_countries(
+            {c: task.train[c] for c in countries}, layout=task.layout
+        )
+
+    return AgentSpec("maxent-irl (linear)", fit, chunk=None)
+
+
+def debate_spec(task: Task) -> AgentSpec:
+    """The debate allocator (tendency mixture calibrated by adversarial debate)."""
+
+    def make(task: Task):
+        from agents.debate import DebateAllocatorAgent
+
+        return DebateAllocatorAgent(task.n_actions, task.layout, seed=task.seed)
+
+    return AgentSpec("debate allocator", per_country(make))
+
+
+def bc_spec(task: Task, *, max_countries: int | None = None, n_epochs: int = 20) -> AgentSpec:
+    """Imitation's behavioural cloning (a peer-library reference)."""
+
+    def make(task: Task):
+        from agents.imitation_agents import BCAgent
+
+        return BCAgent(task.n_actions, task.layout, n_epochs=n_epochs, seed=task.seed)
+
+    return AgentSpec("imitation BC", per_country(make), max_countries=max_countries)
+
+
+def planted_spec(task: Task, assembly) -> AgentSpec:
+    """The synthetic assembly's true policy: the ceiling."""
+    return AgentSpec("planted (oracle)", per_country(lambda t: PlantedAgent(assembly, t.layout)))

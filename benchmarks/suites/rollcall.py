@@ -1,0 +1,117 @@
+"""Roll-call suites: every agent forecasts held-out sessions of ``RollCall-v0``.
+
+``synthetic``: the embedded synthetic assembly (planted rewards known, so the table adds the
+expected true reward of each agent's votes and reward recovery); ``unvotes``: the real votes,
+trained on sessions up to 60 and tested on 61–69 by default. Test observations are computed
+from the training votes only: a forecast, as the votes were not yet cast.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from benchmarks.splits import TemporalSplit, eligible_countries
+from benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
+from benchmarks.suites.catalog import baseline_specs, bc_spec, debate_spec, irl_spec, planted_spec
+from envs.legislative.data import RollCallData, Vote
+from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from envs.legislative.features import FeatureConfig, feature_names
+from envs.legislative.sources import roll_call_data
+from envs.legislative.spaces import ObservationLayout
+from envs.legislative.synthetic import SyntheticAssembly, SyntheticConfig, generate_assembly
+
+__all__ = ["SYNTHETIC", "UNVOTES", "rollcall_task", "split_task"]
+
+ACTIONS = tuple(v.name.lower() for v in Vote)
+
+
+def rollcall_task(
+    name: str, data: RollCallData, options: Options, *, last_train_session: int | None,
+    truth: Truth | None = None,
+) -> Task:  # fmt: skip
+    """The task of a roll-call suite: per-country demonstrations of a temporal split."""
+    split = TemporalSplit.of(data, options.last_train_session or last_train_session)
+    return split_task(name, split, options, countries=options.countries, truth=truth)
+
+
+def split_task(
+    name: str, split: TemporalSplit, options: Options, *, countries: Sequence[str] | None = None,
+    truth: Truth | None = None, feature_config: FeatureConfig | None = None,
+) -> Task:  # fmt: skip
+    """A roll-call task from a split.
+
+    Training sessions are described by their own past, test sessions by the training votes
+    only (a forecast).
+    """
+    config = feature_config or FeatureConfig()
+    countries = eligible_countries(split, countries)
+    train = rollcall_demonstrations(split.train, countries, feature_config=config, with_infos=False)
+    test = rollcall_demonstrations(
+        split.test, countries, history=split.train, feature_config=config, with_infos=False
+    )
+    rcid = split.test.roll_calls["rcid"].to_numpy()
+    groups = {}
+    for country in countries:
+        voted = split.test.votes[split.test.country_index(country)] >= 0
+        groups[country] = rcid[voted]  # demonstrations list the votes in this same order
+    return Task(
+        name, "assembly/RollCall-v0", ObservationLayout(feature_names(config)), ACTIONS,
+        group_by_country(train), group_by_country(test), groups, split.describe(),
+        split.train.source, options.seed, truth, {"train_data": split.train},
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=2)
+def _assembly(seed: int, quick: bool) -> SyntheticAssembly:
+    config = (
+        SyntheticConfig(n_countries=8, n_sessions=6, seed=seed)
+        if quick
+        else SyntheticConfig(seed=seed)
+    )
+    return generate_assembly(config)
+
+
+def _synthetic_task(options: Options) -> Task:
+    assembly = _assembly(options.seed, options.quick)
+    names = assembly.data.country_names
+    truth = Truth(assembly.feature_map, {c: assembly.theta[i] for i, c in enumerate(names)})
+    return rollcall_task("synthetic", assembly.data, options, last_train_session=None, truth=truth)
+
+
+def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
+    return [
+        *baseline_specs(task), irl_spec(task), debate_spec(task), bc_spec(task),
+        planted_spec(task, _assembly(options.seed, options.quick)),
+    ]  # fmt: skip
+
+
+def _unvotes_task(options: Options) -> Task:
+    data = roll_call_data(options.data or "unvotes")
+    # The standard split (train up to session 60) when the data reaches past it.
+    default = 60 if data.sessions.max() > 60 else None
+    return rollcall_task("unvotes", data, options, last_train_session=default)
+
+
+def _unvotes_agents(task: Task, options: Options) -> list[AgentSpec]:
+    # imitation's BC costs about a second per country: a fixed subset keeps the suite short.
+    return [
+        *baseline_specs(task),
+        irl_spec(task),
+        debate_spec(task),
+        bc_spec(task, max_countries=40),
+    ]
+
+
+SYNTHETIC = Suite(
+    "synthetic",
+    "RollCall-v0 on the embedded synthetic assembly (planted rewards known)",
+    _synthetic_task,
+    _synthetic_agents,
+)
+UNVOTES = Suite(
+    "unvotes",
+    "RollCall-v0 on the real UN votes: a temporal forecast of later sessions",
+    _unvotes_task,
+    _unvotes_agents,
+)
