@@ -377,6 +377,15 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
             return None
         return text
 
+    def recorded_action(self) -> int | None:
+        """What the country actually did at the current stage (None: not recorded, or over).
+
+        For replaying the record (``assembly-gym play --expert``); agents should not read it.
+        """
+        if self._episode is None or self._episode["stage"] == Stage.TERMINAL:
+            return None
+        return self._recorded(self._episode["stage"])
+
     def action_masks(self) -> np.ndarray:
         """Valid actions at the current stage, shape (5,) bool."""
         stage = Stage.TERMINAL if self._episode is None else self._episode["stage"]

@@ -270,6 +270,16 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
             return None
         return text
 
+    def recorded_action(self) -> int | None:
+        """What the country actually voted on the current roll call (None after the end).
+
+        For replaying the record (``assembly-gym play --expert``); agents should not read it.
+        """
+        episode = self._episode
+        if episode is None or episode["t"] >= len(episode["infos"]):
+            return None
+        return int(episode["recorded"][episode["t"]])
+
     def action_masks(self) -> np.ndarray:
         """Valid actions of the current step, shape (3,): all True (every vote is allowed)."""
         return self._mask.copy()
