@@ -9,8 +9,8 @@ import pytest
 
 from agents.baselines import MajorityAgent, PlantedAgent
 from benchmarks.harness import TemporalSplit, default_agents, evaluate
-from benchmarks.suites import SuiteResult
 from benchmarks.metrics import classification_metrics
+from benchmarks.suites import SuiteResult
 from envs.errors import DataError
 from envs.legislative.data import ABSENT, RollCallData
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
