@@ -219,9 +219,7 @@ def register_world_model(kind: str, loader: Loader) -> None:
     _LOADERS[kind] = loader
 
 
-def load_world_model(
-    path: str | Path, *, layout: Sequence[str] | None = None
-) -> WorldModel:
+def load_world_model(path: str | Path, *, layout: Sequence[str] | None = None) -> WorldModel:
     """Load any saved world model from its folder.
 
     Args:
@@ -245,7 +243,9 @@ def load_world_model(
         try:
             importlib.import_module(module)  # registers its kinds
         except ImportError as error:
-            raise CheckpointError(f"{folder}: cannot import {module} for {kind!r}: {error}") from error
+            raise CheckpointError(
+                f"{folder}: cannot import {module} for {kind!r}: {error}"
+            ) from error
     if kind not in _LOADERS:
         raise CheckpointError(f"{folder}: {manifest['module']} registers no kind {kind!r}")
     return _LOADERS[kind](folder, manifest)

@@ -11,6 +11,7 @@ import gymnasium.envs.registration as gym_registration
 import pytest
 
 import envs
+from envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from envs.registration import ENV_IDS, register_envs
 
 FOUNDATION_IDS = ("assembly/RollCall-v0", "assembly/Deliberation-v0")
@@ -107,6 +108,18 @@ def _entry_module(env_id: str) -> str:
     return ENV_IDS[env_id].split(":")[0]
 
 
+def _required_kwargs(env_id: str) -> dict:
+    """Arguments an id cannot do without: Simulator-v0 runs a given model."""
+    if env_id != "assembly/Simulator-v0":
+        return {}
+    from envs.legislative.deliberation import resolution_records
+    from world_models.empirical import EmpiricalModel
+    from world_models.transitions import deliberation_transitions
+
+    assembly = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3, seed=1))
+    return {"model": EmpiricalModel().fit(deliberation_transitions(resolution_records(assembly)))}
+
+
 @pytest.mark.parametrize("env_id", list(ENV_IDS))
 def test_every_id_with_a_module_is_makeable(env_id):
     module = _entry_module(env_id)
@@ -115,7 +128,7 @@ def test_every_id_with_a_module_is_makeable(env_id):
             importlib.import_module(module)
         except ImportError as error:
             pytest.skip(f"{module} is not importable yet ({error}); its author is writing it")
-    env = gym.make(env_id)
+    env = gym.make(env_id, **_required_kwargs(env_id))
     try:
         obs, info = env.reset(seed=0)
         assert env.observation_space.contains(obs)

@@ -1,0 +1,180 @@
+r"""``assembly-gym worldmodel train|eval``: fit a world model on an env's transitions, score it.
+
+Examples:
+    $ assembly-gym worldmodel train --synthetic --env Deliberation-v0 --out models/delib
+    $ assembly-gym worldmodel eval models/delib
+    $ assembly-gym worldmodel train --data ../shared/data/unvotes --env Deliberation-v0 \
+          --out models/delib-real            # train ≤ session 60, test 61–69
+    $ assembly-gym worldmodel eval models/delib-real
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from envs.errors import CheckpointError
+from world_models.base import load_world_model
+from world_models.checkpoint import read_manifest
+from world_models.empirical import EmpiricalModel
+from world_models.evaluation import evaluate_world_model, evaluation_table
+from world_models.heads import HeadModel
+from world_models.mlp import MLPEnsemble
+from world_models.transitions import ENV_NAMES, env_transitions, split_transitions
+
+_SYNTHETIC = "synthetic"
+_REAL_LAST_TRAIN_SESSION = 60  # the project's temporal split of sessions 1–69
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``worldmodel`` subcommand with its ``train`` and ``eval`` actions."""
+    parser = subparsers.add_parser(
+        "worldmodel",
+        help="train and evaluate learned world models",
+        description="Fit a world model on all transitions of an env's data, or score a saved one.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    train = actions.add_parser(
+        "train",
+        help="fit a model and save it to a folder",
+        description="Fit a world model on the training split and save it.",
+    )
+    source = train.add_mutually_exclusive_group()
+    source.add_argument(
+        "--data", default=None, help="'unvotes', an unvotes folder or a UNDL CSV (real votes)"
+    )
+    source.add_argument(
+        "--synthetic", action="store_true", help="the embedded synthetic assembly (the default)"
+    )
+    train.add_argument(
+        "--env",
+        required=True,
+        type=lambda s: s.removeprefix("assembly/"),
+        choices=ENV_NAMES,
+        help="the env whose transitions to learn",
+    )
+    train.add_argument("--out", required=True, type=Path, help="folder to save the model into")
+    train.add_argument(
+        "--model",
+        choices=("mlp", "empirical"),
+        default="mlp",
+        help="MLPEnsemble (default) or the EmpiricalModel baseline",
+    )
+    train.add_argument(
+        "--last-train-session",
+        type=int,
+        default=None,
+        help="temporal split: test on later sessions (default: 60 on real data "
+        "with sessions ≥ 61, else 60/20/20 of the resolutions at random)",
+    )
+    train.add_argument("--seed", type=int, default=0, help="seed of the split and the model")
+    train.add_argument("--members", type=int, default=5, help="ensemble members (mlp)")
+    train.add_argument("--max-epochs", type=int, default=40, help="epoch limit (mlp)")
+    train.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads while training (mlp; default: torch's)",
+    )
+    train.add_argument(
+        "--tensorboard",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write TensorBoard losses into DIR (mlp)",
+    )
+    train.add_argument("--quiet", action="store_true", help="no progress bars")
+    train.set_defaults(run=run_train)
+
+    evaluate = actions.add_parser(
+        "eval",
+        help="print the held-out evaluation table",
+        description="Score a saved model on its held-out test split.",
+    )
+    evaluate.add_argument("model_dir", type=Path, help="a folder written by `worldmodel train`")
+    evaluate.add_argument(
+        "--data",
+        default=None,
+        help="data to evaluate on (default: the data the model was trained on)",
+    )
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of the rollouts")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
+    evaluate.set_defaults(run=run_eval)
+
+
+def _data_spec(data: str | None) -> Any:
+    """None for the synthetic assembly, else the path (or 'unvotes') as given."""
+    return None if data in (None, _SYNTHETIC) else data
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Build the env's transitions, split, fit, save and print a summary."""
+    transitions = env_transitions(args.env, _data_spec(args.data), progress=not args.quiet)
+    last = args.last_train_session
+    sessions = transitions.extras.get("session")
+    if last is None and args.data is not None and sessions is not None and sessions.max() > 60:
+        last = _REAL_LAST_TRAIN_SESSION
+    train, validation, test = split_transitions(
+        transitions, last_train_session=last, seed=args.seed
+    )
+    model: HeadModel
+    if args.model == "mlp":
+        model = MLPEnsemble(
+            members=args.members, max_epochs=args.max_epochs, seed=args.seed, threads=args.threads
+        )
+    else:
+        model = EmpiricalModel(seed=args.seed)
+    start = time.perf_counter()
+    model.fit(train, validation=validation, progress=not args.quiet, log_dir=args.tensorboard)
+    seconds = time.perf_counter() - start
+    data = (
+        _SYNTHETIC
+        if args.data is None
+        else str(args.data if args.data == "unvotes" else Path(args.data).expanduser().resolve())
+    )
+    model.metadata = {
+        "env": args.env,
+        "data": data,
+        "split": {"last_train_session": last, "seed": args.seed},
+        "transitions": {"train": len(train), "validation": len(validation), "test": len(test)},
+        "fit_seconds": round(seconds, 2),
+    }
+    model.save(args.out)
+    split = f"sessions ≤ {last} (test: later)" if last is not None else "60/20/20 by resolution"
+    print(f"{type(model).__name__} on {args.env} ({data}), split {split}, seed {args.seed}")
+    print(f"transitions: train {len(train):,}, validation {len(validation):,}, test {len(test):,}")
+    print(f"fit in {seconds:.1f} s; saved to {args.out}")
+    print(f"evaluate: assembly-gym worldmodel eval {args.out}")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Rebuild the model's test split (or another data set's) and print the table."""
+    manifest = read_manifest(args.model_dir)
+    metadata = manifest.get("metadata", {})
+    if "env" not in metadata or "split" not in metadata:
+        raise CheckpointError(
+            f"{args.model_dir}: the model has no record of its env and split (it was not "
+            "trained by `assembly-gym worldmodel train`); evaluate it with "
+            "world_models.evaluate_world_model"
+        )
+    data = args.data or metadata.get("data", _SYNTHETIC)
+    transitions = env_transitions(metadata["env"], _data_spec(data), progress=not args.quiet)
+    model = load_world_model(args.model_dir, layout=transitions.obs_names)
+    split = metadata["split"]
+    _, _, test = split_transitions(
+        transitions, last_train_session=split["last_train_session"], seed=split["seed"]
+    )
+    result = evaluate_world_model(model, test, seed=args.seed)
+    last = split["last_train_session"]
+    where = f"sessions > {last}" if last is not None else "20 % of the resolutions (seeded)"
+    print(
+        f"{type(model).__name__} from {args.model_dir} on {metadata['env']} ({data}); "
+        f"test: {where}; rollout seed {args.seed}"
+    )
+    extra = {"fit seconds": {type(model).__name__: metadata.get("fit_seconds", float("nan"))}}
+    print(evaluation_table({type(model).__name__: result}, extra))
+    return 0

@@ -1,0 +1,259 @@
+"""``assembly/Simulator-v0``: a trained world model as a Gymnasium environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from envs.errors import InvalidActionError
+from envs.legislative.deliberation import STATE_NAMES
+from envs.legislative.rewards import RewardFn
+from envs.legislative.spaces import ObservationLayout, Stage
+
+__all__ = ["SimulatorEnv"]
+
+_STAGE_NAMES = tuple(name for name in STATE_NAMES if name.startswith("stage_"))  # Stage order
+
+
+class SimulatorEnv(gym.Env[np.ndarray, np.int64]):
+    """A world model of ``Deliberation-v0`` or ``RollCall-v0`` run as an environment.
+
+    ## Description
+    Each step samples s' from the model's predictive distribution given the current
+    observation and the action (:meth:`~world_models.base.WorldModel.sample`, with
+    ``self.np_random``), as mbrl-lib's ``ModelEnv`` does. The model is any saved
+    world-model folder (loaded with :func:`~world_models.base.load_world_model`) or a
+    fitted model object.
+
+    ## Action Space
+    ``Discrete(n)``: the modelled env's actions (``model.n_actions``). When the model knows
+    which actions the data allowed in which stage (``model.action_masks``), they are
+    ``info["action_mask"]`` and :meth:`action_masks`; an invalid action is replaced by
+    ``model.noop_action`` (the action valid in every stage, e.g. NO_ACTION) with
+    ``info["invalid_action"] = True``, or raises :class:`~envs.errors.InvalidActionError`
+    with ``invalid_action="raise"``.
+
+    ## Observation Space
+    The modelled env's: ``Box(low, high, (d,), float32)`` with the bounds the model saved
+    (``model.observation_bounds``; unbounded if it has none) and the names of the layout it
+    was trained on (:attr:`layout`, e.g. the 75 names of ``Deliberation-v0``).
+
+    ## Rewards
+    ``reward_fn(obs, action, next_obs, info)`` (the signature of every ``assembly/`` env);
+    0 without one: a simulator has no recorded actions, so the envs' default proxy (match
+    the recorded action) does not apply.
+
+    ## Starting State
+    A start state drawn with ``self.np_random`` from the start-state distribution: the
+    ``start_states`` argument, else ``start_states.npy`` saved beside the model, else the
+    model's ``start_states`` (the first observations of its training episodes).
+    ``reset(options={"start_state": obs})`` starts from a given observation.
+
+    ## Episode End
+    Terminated when the modelled stage becomes TERMINAL (layouts with ``stage_*``
+    dimensions, as ``Deliberation-v0``); otherwise when a draw from the model's ``done``
+    distribution says so (``RollCall-v0``). Truncated after ``max_episode_steps`` steps
+    (default: the model's longest training episode), so that a model that fails to end an
+    episode cannot run forever; the limit depends on the model, so it is an argument here,
+    not a registration-time limit.
+
+    ## Arguments
+    ``model`` (folder or object), ``reward_fn``, ``start_states`` (N0, d),
+    ``max_episode_steps``, ``invalid_action`` ("noop" or "raise"), ``render_mode``
+    ("ansi" or "human").
+
+    ## Version History
+    * v0: initial version.
+
+    Example:
+        >>> import gymnasium as gym, envs
+        >>> from world_models import EmpiricalModel, deliberation_transitions
+        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
+        >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
+        >>> env = gym.make("assembly/Simulator-v0", model=model)
+        >>> obs, info = env.reset(seed=0)
+        >>> info["stage"], info["action_mask"].tolist()
+        ('DRAFT', [True, False, False, False, True])
+        >>> obs, reward, terminated, truncated, info = env.step(4)
+        >>> info["stage"]
+        'COMMITTEE_VOTE'
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        reward_fn: RewardFn | None = None,
+        start_states: np.ndarray | None = None,
+        max_episode_steps: int | None = None,
+        invalid_action: Literal["noop", "raise"] = "noop",
+        render_mode: str | None = None,
+    ) -> None:
+        from world_models.base import WorldModel, load_world_model
+        from world_models.checkpoint import load_start_states
+
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if invalid_action not in ("noop", "raise"):
+            raise ValueError(f"invalid_action must be 'noop' or 'raise', got {invalid_action!r}")
+        folder = Path(model) if isinstance(model, (str, Path)) else None
+        self.model = load_world_model(folder) if folder is not None else model
+        if not isinstance(self.model, WorldModel):
+            raise TypeError(
+                f"model must be a world model or its folder, not {type(model).__name__}"
+            )
+        self.layout = ObservationLayout(self.model.obs_names)
+        d = len(self.layout)
+        bounds = getattr(self.model, "observation_bounds", None)
+        low, high = bounds if bounds is not None else (np.full(d, -np.inf), np.full(d, np.inf))
+        low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+        self.observation_space = spaces.Box(low, high, shape=(d,), dtype=np.float32)
+        n_actions = getattr(self.model, "n_actions", None)
+        if not n_actions:
+            raise ValueError("the model does not say how many actions it takes (n_actions)")
+        self.action_space = spaces.Discrete(int(n_actions))
+        if start_states is None and folder is not None:
+            start_states = load_start_states(folder)
+        if start_states is None:
+            start_states = getattr(self.model, "start_states", None)
+        if start_states is None:
+            raise ValueError("no start states: pass start_states=(N0, d) observations")
+        self.start_states = np.asarray(start_states, dtype=np.float32)
+        if (
+            self.start_states.ndim != 2
+            or self.start_states.shape[1] != d
+            or not len(self.start_states)
+        ):
+            raise ValueError(
+                f"start_states must have shape (N0, {d}), got {self.start_states.shape}"
+            )
+        if not all(self.observation_space.contains(s) for s in self.start_states[:1000]):
+            raise ValueError("start states lie outside the model's observation bounds")
+        self.max_episode_steps = (
+            max_episode_steps or getattr(self.model, "max_episode_steps", None) or None
+        )
+        self.reward_fn = reward_fn
+        self.invalid_action = invalid_action
+        self.render_mode = render_mode
+        names = self.layout.names
+        self._stage_dims = (
+            self.layout.indices(_STAGE_NAMES) if all(n in names for n in _STAGE_NAMES) else None
+        )
+        self._obs: np.ndarray | None = None
+        self._steps = 0
+        self._ended = True
+        self._last: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Draw a start state (or take ``options["start_state"]``)."""
+        super().reset(seed=seed)
+        options = options or {}
+        if "start_state" in options:
+            obs = np.asarray(options["start_state"], dtype=np.float32)
+            if not self.observation_space.contains(obs):
+                raise ValueError(f"start_state is not in {self.observation_space}")
+        else:
+            obs = self.start_states[self.np_random.integers(len(self.start_states))]
+        self._obs, self._steps, self._ended, self._last = obs.copy(), 0, False, None
+        return obs.copy(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Sample the next observation from the model."""
+        if self._obs is None or self._ended:
+            raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
+        if not self.action_space.contains(action):
+            raise InvalidActionError(f"action {action!r} is not in {self.action_space}")
+        action = int(action)
+        invalid = not self.action_masks()[action]
+        if invalid:
+            noop = getattr(self.model, "noop_action", None)
+            if self.invalid_action == "raise" or noop is None:
+                valid = np.flatnonzero(self.action_masks()).tolist()
+                raise InvalidActionError(f"action {action} is not valid here; valid: {valid}")
+            action = int(noop)
+        obs = self._obs
+        next_obs = self.model.sample(obs[None], np.array([action]), self.np_random)[0]
+        next_obs = np.asarray(next_obs, dtype=np.float32)
+        acted = self._info()
+        self._obs, self._steps = next_obs, self._steps + 1
+        terminated = self._terminated(obs, action, next_obs)
+        limit = self.max_episode_steps
+        truncated = not terminated and limit is not None and self._steps >= limit
+        self._ended = terminated or truncated
+        info = self._info()
+        info.update(invalid_action=invalid, acted_stage=acted.get("stage"))
+        reward = (
+            0.0 if self.reward_fn is None else float(self.reward_fn(obs, action, next_obs, info))
+        )
+        self._last = {"action": action, "reward": reward}
+        if self.render_mode == "human":
+            print(self.render_text())
+        return next_obs.copy(), reward, terminated, truncated, info
+
+    def render(self) -> str | None:
+        """Render as text ("ansi") or print it ("human")."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions in the current state, shape (n,) bool (all True without a model mask)."""
+        n = self.action_space.n
+        if self._obs is None or self._ended:
+            return np.zeros(n, dtype=bool)
+        masks = getattr(self.model, "action_masks", None)
+        return (
+            np.ones(n, dtype=bool) if masks is None else np.asarray(masks(self._obs[None])[0], bool)
+        )
+
+    # ------------------------------------------------------------------ helpers
+
+    def _terminated(self, obs: np.ndarray, action: int, next_obs: np.ndarray) -> bool:
+        if self._stage_dims is not None:
+            return bool(next_obs[self._stage_dims].argmax() == Stage.TERMINAL)
+        done = self.model.predict(obs[None], np.array([action])).distributions.get("done")
+        return done is not None and bool(self.np_random.random() < done[0, 1])
+
+    def _stage(self) -> str | None:
+        if self._stage_dims is None or self._obs is None:
+            return None
+        return Stage(int(self._obs[self._stage_dims].argmax())).name
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"step": self._steps, "action_mask": self.action_masks()}
+        if self._stage_dims is not None:
+            info["stage"] = self._stage()
+        return info
+
+    def render_text(self) -> str:
+        """A readable description of the current state: step, stage and non-zero state dims."""
+        if self._obs is None:
+            return "Simulator-v0: not started (call reset())"
+        stage = self._stage()
+        head = f"Simulator-v0 | step {self._steps}" + (f" | stage {stage}" if stage else "")
+        state = [n for n in STATE_NAMES if n in self.layout.names and n not in _STAGE_NAMES]
+        shown = state or self.layout.names[:8]
+        value = {name: self._obs[self.layout.index(name)] for name in shown}
+        values = ", ".join(f"{name} {v:.2f}" for name, v in value.items() if v != 0)
+        lines = [head, f"  {values or 'all shown dimensions are 0'}"]
+        if self._last is not None:
+            lines.append(
+                f"  last action {self._last['action']}, reward {self._last['reward']:+.3f}"
+            )
+        return "\n".join(lines)

@@ -1,0 +1,254 @@
+"""``EmpiricalModel``: conditional frequency tables, the baseline any learned model must beat.
+
+For every head of the :class:`~world_models.schema.StateSchema` (stage, own votes, binned
+vote shares, adopted, …) the model counts the classes of s' per *context* of (s, a), and
+for every Gaussian dimension it keeps the mean and variance. Contexts are nested, coarse
+to fine, and each level is smoothed toward the one before it with ``smoothing``
+pseudo-observations (the same back-off as the env's own
+:class:`~envs.legislative.dynamics.EmpiricalDynamics`). Level 0 is nothing (the training
+frequencies, smoothed toward uniform); each further level adds one context variable, in
+this order:
+
+1. the action;
+2. the class of each categorical part of s (stage, own votes, 0/1 state dimensions);
+3. each copied dimension that is 0/1 (issue codes and flags of the resolution);
+4. a coarse bin of each share in s (sponsor share, committee yes share, …).
+
+A context never seen in training takes the finest level that was seen, so an unseen
+combination loses only the variables after the first one that makes it unseen. Counts are
+weighted so that every group (resolution, or session) weighs as one observation for the
+heads whose class is the same for every episode of a group at a step (the tallies,
+adopted): the views of one resolution by every country repeat one tally. Heads that
+differ between countries (own votes) count every transition.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.errors import CheckpointError
+from world_models.base import Transitions, register_world_model
+from world_models.checkpoint import arrays_from_bytes, arrays_to_bytes
+from world_models.heads import HeadModel, HeadOutputs
+from world_models.schema import OneHotPart, ShareBinsPart, VoteSharesPart
+
+__all__ = ["EmpiricalModel"]
+
+_TABLES = "tables.npz"
+_MAX_CODE = 2**62
+
+
+class EmpiricalModel(HeadModel):
+    """Smoothed conditional frequency tables of s' given nested contexts of (s, a).
+
+    Args:
+        smoothing: pseudo-observations given to the coarser level's estimate.
+        coarse_bins: bins of each share of s in the finest context.
+        n_bins: bins of each binned share of s' (see :class:`StateSchema`).
+        seed: seed of the start-state subsample.
+
+    Example:
+        >>> from world_models.transitions import deliberation_transitions
+        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
+        >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
+        >>> model.predict(model.start_states[:2], [0, 4]).distributions["stage"].shape
+        (2, 4)
+    """
+
+    kind = "empirical"
+
+    def __init__(
+        self, *, smoothing: float = 2.0, coarse_bins: int = 4, n_bins: int = 20, seed: int = 0
+    ) -> None:
+        super().__init__(n_bins=n_bins, seed=seed)
+        if smoothing <= 0 or coarse_bins < 1:
+            raise ValueError(
+                f"smoothing must be > 0 and coarse_bins ≥ 1, got {smoothing}, {coarse_bins}"
+            )
+        self.smoothing = smoothing
+        self.coarse_bins = coarse_bins
+        self._binary_copied = np.zeros(0, dtype=np.int64)
+        self._tables: list[dict[str, np.ndarray]] = []
+
+    # ------------------------------------------------------------------ contexts
+
+    def _context(self, obs: np.ndarray, action: np.ndarray) -> list[tuple[np.ndarray, int]]:
+        """Columns (values, radix) of the finest context, coarse to fine; levels cut it."""
+        columns = [(action, self.n_actions)]
+        for part in self.schema.parts:
+            if isinstance(part, OneHotPart):
+                classes, valid = part.targets(obs)[part.name]
+                columns.append((np.where(valid, classes, 0), part.heads[part.name]))
+        columns += [((obs[:, j] > 0.5).astype(np.int64), 2) for j in self._binary_copied]
+        for part in self.schema.parts:
+            if isinstance(part, (ShareBinsPart, VoteSharesPart)):
+                name, size = next(iter(part.heads.items()))  # the (yes) share head
+                classes, _ = part.targets(obs)[name]
+                if isinstance(part, VoteSharesPart):  # class 0 = no vote yet
+                    coarse = np.where(
+                        classes > 0, 1 + (classes - 1) * self.coarse_bins // (size - 1), 0
+                    )
+                    columns.append((coarse, self.coarse_bins + 1))
+                else:
+                    columns.append((classes * self.coarse_bins // size, self.coarse_bins))
+        return columns
+
+    def _level_ends(self) -> list[int]:
+        """How many context columns each level uses: none, then one more per level."""
+        n_one_hot = sum(isinstance(p, OneHotPart) for p in self.schema.parts)
+        n_shares = sum(isinstance(p, (ShareBinsPart, VoteSharesPart)) for p in self.schema.parts)
+        return list(range(2 + n_one_hot + len(self._binary_copied) + n_shares))
+
+    @staticmethod
+    def _codes(columns: list[tuple[np.ndarray, int]], n_rows: int) -> np.ndarray:
+        """Mixed-radix code of each row's context, shape (N,) int64."""
+        code, radix = np.zeros(n_rows, dtype=np.int64), 1
+        for values, size in columns:
+            code += values.astype(np.int64) * radix
+            radix *= size
+            if radix >= _MAX_CODE:
+                raise ValueError("the context has too many combinations for int64 codes")
+        return code
+
+    # ------------------------------------------------------------------ fitting
+
+    def _fit(self, train: Transitions, validation: Transitions | None, **options: Any) -> None:
+        """Count, level by level (``validation`` is not needed by a frequency table)."""
+        obs = train.obs
+        copied = self.schema.copied
+        binary = [j for j in copied if np.isin(obs[:, j], (0, 1)).all()]
+        self._binary_copied = np.array(binary, dtype=np.int64)
+        columns = self._context(obs, np.asarray(train.acts, dtype=np.int64))
+        targets = self.schema.targets(train.next_obs, train.dones)
+        gaussian = train.next_obs[:, self.schema.gaussian.dims].astype(np.float64)
+        group_weight = _group_weights(train)
+        cells = _group_steps(train)
+        s = self.smoothing
+        tables: list[dict[str, np.ndarray]] = []
+        parent_codes = None
+        for end in self._level_ends():
+            codes = self._codes(columns[:end], len(obs))
+            unique, inverse = np.unique(codes, return_inverse=True)
+            n_keys = len(unique)
+            table: dict[str, np.ndarray] = {"codes": unique}
+            if tables:
+                any_row = np.zeros(n_keys, dtype=np.int64)
+                any_row[inverse] = np.arange(len(obs))  # finer keys nest in coarser ones
+                parent = np.searchsorted(tables[-1]["codes"], parent_codes[any_row])
+            for name, (classes, valid) in targets.items():
+                size = self.schema.heads[name]
+                shared = _constant_within(np.where(valid, classes, -1), cells)
+                weight = group_weight if shared else np.ones(len(obs))
+                counts = np.bincount(inverse[valid] * size + classes[valid], weight[valid],
+                                     minlength=n_keys * size).reshape(n_keys, size)  # fmt: skip
+                prior = tables[-1][name][parent] if tables else np.full((n_keys, size), 1 / size)
+                table[name] = (counts + s * prior) / (counts.sum(1, keepdims=True) + s)
+            n = np.bincount(inverse, minlength=n_keys)[:, None].astype(np.float64)
+            sums = np.zeros((n_keys, gaussian.shape[1]))
+            squares = np.zeros_like(sums)
+            np.add.at(sums, inverse, gaussian)
+            np.add.at(squares, inverse, gaussian**2)
+            if tables:
+                prior_mean, prior_std = tables[-1]["mean"][parent], tables[-1]["std"][parent]
+            else:
+                prior_mean, prior_std = gaussian.mean(0)[None], gaussian.std(0)[None]
+            mean = (sums + s * prior_mean) / (n + s)
+            second = (squares + s * (prior_std**2 + prior_mean**2)) / (n + s)
+            table["mean"] = mean
+            table["std"] = np.sqrt(np.maximum(second - mean**2, 1e-8))
+            tables.append(table)
+            parent_codes = codes
+        self._tables = tables
+
+    # ------------------------------------------------------------------ prediction
+
+    def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
+        columns = self._context(obs, action)
+        n = len(obs)
+        level = np.zeros(n, dtype=np.int64)
+        index = np.zeros(n, dtype=np.int64)
+        for k, end in enumerate(self._level_ends()):
+            codes = self._codes(columns[:end], n)
+            known = self._tables[k]["codes"]
+            position = np.minimum(np.searchsorted(known, codes), len(known) - 1)
+            found = known[position] == codes
+            level[found], index[found] = k, position[found]
+
+        def gather(key: str) -> np.ndarray:
+            first = self._tables[0][key]
+            out = np.empty((n, *first.shape[1:]), dtype=np.float64)
+            for k, table in enumerate(self._tables):
+                rows = level == k
+                out[rows] = table[key][index[rows]]
+            return out[None]
+
+        return HeadOutputs(
+            probs={name: gather(name) for name in self.schema.heads},
+            mean=gather("mean"),
+            std=gather("std"),
+        )
+
+    # ------------------------------------------------------------------ persistence
+
+    @classmethod
+    def parameter_files(cls) -> tuple[str, ...]:
+        """The tables."""
+        return (_TABLES,)
+
+    def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        config = {"smoothing": self.smoothing, "coarse_bins": self.coarse_bins,
+                  "n_bins": self.n_bins, "seed": self.seed,
+                  "binary_copied": self._binary_copied.tolist()}  # fmt: skip
+        arrays = {f"{k}/{key}": value for k, table in enumerate(self._tables)
+                  for key, value in table.items()}  # fmt: skip
+        return config, {_TABLES: arrays_to_bytes(arrays)}
+
+    def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
+        self.smoothing = float(config["smoothing"])
+        self.coarse_bins = int(config["coarse_bins"])
+        self._binary_copied = np.asarray(config["binary_copied"], dtype=np.int64)
+        arrays = arrays_from_bytes(files[_TABLES], source / _TABLES)
+        n_levels = len(self._level_ends())
+        try:
+            self._tables = [
+                {key: arrays[f"{k}/{key}"] for key in ("codes", "mean", "std", *self.schema.heads)}
+                for k in range(n_levels)
+            ]
+        except KeyError as error:
+            raise CheckpointError(f"{source / _TABLES}: missing table {error}") from error
+
+
+def _group_steps(transitions: Transitions) -> np.ndarray:
+    """Id of each transition's (group, step within its episode) cell, shape (N,)."""
+    starts = transitions.episode_starts()
+    lengths = np.diff(np.r_[starts, len(transitions)])
+    step = np.arange(len(transitions)) - np.repeat(starts, lengths)
+    pairs = np.column_stack([transitions.split_units, step])
+    return np.unique(pairs, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _constant_within(values: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether ``values`` are the same for every transition of each cell."""
+    order = np.lexsort((values, cells))
+    same_cell = cells[order][1:] == cells[order][:-1]
+    return bool(np.all(values[order][1:][same_cell] == values[order][:-1][same_cell]))
+
+
+def _group_weights(transitions: Transitions) -> np.ndarray:
+    """1 / (episodes in the transition's group), shape (N,): every group weighs as one.
+
+    The views of one resolution by every country share its tallies; counted per view, one
+    resolution would look like a hundred independent observations.
+    """
+    groups = transitions.split_units
+    labels, inverse = np.unique(groups, return_inverse=True)
+    starts = groups[transitions.episode_starts()]
+    episodes = np.bincount(np.searchsorted(labels, starts), minlength=len(labels))
+    return 1.0 / episodes[inverse.reshape(-1)]
+
+
+register_world_model(EmpiricalModel.kind, EmpiricalModel.from_checkpoint)

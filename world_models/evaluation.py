@@ -1,0 +1,333 @@
+"""Held-out evaluation of world models: one-step accuracy, likelihood, rollouts, distributions.
+
+:func:`evaluate_world_model` scores any :class:`~world_models.base.WorldModel` on test
+transitions (episodes the model never saw):
+
+* **one step** (predictive mean and distributions of s' given the true s and a): negative
+  log-likelihood (nats per transition; models with ``log_prob``), per-dimension RMSE over
+  the dimensions that change in the test data, stage accuracy, outcome (adopted) accuracy,
+  vote-share mean absolute error (percentage points, on the steps where a vote happens),
+  vote counts (shares × the number of voters) within ±k and their MAE, and calibration
+  (expected calibration error of the adopted probability and, pooled, of every head's most
+  likely class);
+* **rollouts**: from each test episode's first state, the model's own samples fed back,
+  with the recorded actions, for the recorded length; RMSE to the true states at each
+  horizon;
+* **distribution match**: final states of up to 10 rollouts per group (resolution, each
+  from another country's episode) against the one true outcome of every group: adoption
+  rate and mean yes share (difference in percentage points, with the standard error of
+  the real side: a finite set of resolutions is itself a sample), the yes-share
+  distribution's two-sample Kolmogorov–Smirnov p-value (:func:`scipy.stats.ks_2samp`),
+  KL(real ‖ simulated) over 20 equal bins (half a pseudo-count per bin, at the
+  real sample's size), and how often
+  a simulated outcome agrees with its simulated tally (adopted ⇔ yes > no; heads are
+  sampled independently, so this is not guaranteed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from envs.legislative.data import Vote
+from world_models.base import Transitions, WorldModel
+
+__all__ = ["Evaluation", "METRIC_LABELS", "evaluate_world_model", "evaluation_table"]
+
+_VOTES = tuple(v.name.lower() for v in Vote)
+METRIC_LABELS: dict[str, str] = {
+    "transitions": "test transitions",
+    "nll": "NLL (nats / transition)",
+    "rmse": "RMSE, changing dims",
+    "stage_accuracy": "stage accuracy",
+    "outcome_accuracy": "outcome (adopted) accuracy",
+    "outcome_ece": "adopted ECE",
+    "ece": "ECE, all heads (top class)",
+    "vote_share_mae_pp": "vote-share MAE (pp)",
+    "count_mae": "vote-count MAE (votes)",
+    "count_within_1": "vote count within ±1",
+    "count_within_5": "vote count within ±5",
+    "adoption_real_pct": "adoption rate, real (%)",
+    "adoption_sim_pct": "adoption rate, simulated (%)",
+    "adoption_gap_pp": "adoption gap (pp)",
+    "adoption_gap_se_pp": "adoption gap, s.e. of the real rate (pp)",
+    "yes_share_real_pct": "mean yes share, real (%)",
+    "yes_share_sim_pct": "mean yes share, simulated (%)",
+    "yes_share_gap_pp": "yes-share gap (pp)",
+    "yes_share_gap_se_pp": "yes-share gap, s.e. of the real mean (pp)",
+    "yes_share_ks_p": "yes-share KS p-value",
+    "yes_share_kl": "yes-share KL(real‖sim) (nats)",
+    "outcome_consistency": "simulated outcome agrees with tally",
+    "groups_simulated": "resolutions simulated",
+    "rollouts_simulated": "rollouts simulated",
+}
+"""Row labels of :func:`evaluation_table` (rollout rows are ``rollout_rmse_h<k>``)."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The scores of one model on one test set.
+
+    Attributes:
+        metrics: name → value (see :data:`METRIC_LABELS`; NaN where a metric does not apply).
+        per_dim_rmse: one-step RMSE of every dimension that changes in the test data.
+        per_head_nll: mean negative log-likelihood of every head's true class (nats).
+    """
+
+    metrics: dict[str, float]
+    per_dim_rmse: dict[str, float] = field(default_factory=dict)
+    per_head_nll: dict[str, float] = field(default_factory=dict)
+
+
+def evaluate_world_model(
+    model: WorldModel,
+    test: Transitions,
+    *,
+    seed: int = 0,
+    tolerances: Sequence[int] = (1, 5),
+    max_rollouts: int = 5000,
+    rollouts_per_group: int = 10,
+) -> Evaluation:
+    """Score a model on held-out transitions (see the module docstring).
+
+    Args:
+        model: any world model; ``log_prob`` and a ``schema`` are used where present.
+        test: held-out transitions with ``obs_names`` (extras ``voters`` enable counts).
+        seed: seed of the rollouts' samples and of the episodes chosen.
+        tolerances: k of "vote count within ±k".
+        max_rollouts: at most this many episodes are rolled out for the rollout error.
+        rollouts_per_group: simulated episodes per group for the distribution match.
+    """
+    if len(test) == 0:
+        raise ValueError("no test transitions")
+    names = test.obs_names or tuple(model.obs_names)
+    index = {name: i for i, name in enumerate(names)}
+    obs, nxt = test.obs, test.next_obs
+    prediction = model.predict(obs, test.acts)
+    dists = prediction.distributions
+    changing = np.flatnonzero((obs != nxt).any(axis=0))
+    error = prediction.mean[:, changing] - nxt[:, changing]
+    metrics: dict[str, float] = {"transitions": float(len(test))}
+    metrics["nll"] = (
+        float(-np.mean(model.log_prob(obs, test.acts, nxt)))
+        if hasattr(model, "log_prob")
+        else np.nan
+    )
+    metrics["rmse"] = float(np.sqrt(np.mean(error**2))) if len(changing) else 0.0
+    per_dim = dict(
+        zip([names[j] for j in changing], np.sqrt(np.mean(error**2, axis=0)).tolist(), strict=True)
+    )
+
+    stage_dims = [index[n] for n in names if n.startswith("stage_")]
+    if "stage" in dists and stage_dims:
+        metrics["stage_accuracy"] = float(
+            np.mean(dists["stage"].argmax(1) == nxt[:, stage_dims].argmax(1))
+        )
+    if "adopted" in dists and "adopted" in index:
+        revealed = (
+            nxt[:, index["stage_terminal"]] > 0.5
+            if "stage_terminal" in index
+            else np.ones(len(nxt), bool)
+        )
+        p_adopted = dists["adopted"][revealed, 1]
+        truth = nxt[revealed, index["adopted"]] > 0.5
+        metrics["outcome_accuracy"] = float(np.mean((p_adopted > 0.5) == truth))
+        metrics["outcome_ece"] = _expected_calibration_error(p_adopted, truth)
+    metrics |= _vote_metrics(
+        prediction.mean, obs, nxt, index, test.extras.get("voters"), tolerances
+    )
+    per_head, confidence, correct = _head_scores(model, dists, nxt, test.dones)
+    if confidence is not None:
+        metrics["ece"] = _expected_calibration_error(confidence, correct)
+    rng = np.random.default_rng(seed)
+    metrics |= _rollout_errors(model, test, changing, max_rollouts, rng)
+    metrics |= _distribution_match(model, test, index, rollouts_per_group, rng)
+    return Evaluation(metrics, per_dim, per_head)
+
+
+def evaluation_table(
+    results: Mapping[str, Evaluation], extra: Mapping[str, Mapping[str, float]] | None = None
+) -> str:
+    """A Markdown table: one row per metric, one column per model.
+
+    Args:
+        results: model name → its evaluation.
+        extra: more rows, label → {model name → value} (e.g. fit seconds).
+    """
+    keys = list(METRIC_LABELS)
+    rollout = sorted({k for r in results.values() for k in r.metrics if k.startswith("rollout_")},
+                     key=lambda k: int(k.rsplit("h", 1)[1]))  # fmt: skip
+    keys[keys.index("adoption_real_pct") : keys.index("adoption_real_pct")] = rollout
+    rows = {}
+    for key in keys:
+        values = {name: r.metrics.get(key, np.nan) for name, r in results.items()}
+        if all(np.isnan(v) for v in values.values()):
+            continue
+        label = METRIC_LABELS.get(key) or f"rollout RMSE, step {key.rsplit('h', 1)[1]}"
+        rows[label] = values
+    for label, values in (extra or {}).items():
+        rows[label] = dict(values)
+    table = pd.DataFrame(rows).T[list(results)]
+    return table.to_markdown(floatfmt=".4g")
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _expected_calibration_error(
+    confidence: np.ndarray, correct: np.ndarray, n_bins: int = 10
+) -> float:
+    """Σ_b (n_b / n) |accuracy_b − mean confidence_b| over equal-width confidence bins."""
+    if len(confidence) == 0:
+        return np.nan
+    bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    hits = np.bincount(bins, weights=correct.astype(float), minlength=n_bins)
+    mass = np.bincount(bins, weights=confidence, minlength=n_bins)
+    used = count > 0
+    return float(np.sum(np.abs(hits[used] - mass[used])) / len(confidence))
+
+
+def _head_scores(
+    model: WorldModel, dists: Mapping[str, np.ndarray], nxt: np.ndarray, dones: np.ndarray
+) -> tuple[dict[str, float], np.ndarray | None, np.ndarray | None]:
+    """Per-head NLL and pooled (confidence, correct) of the top class, for models with a schema."""
+    schema = getattr(model, "schema", None)
+    if schema is None:
+        return {}, None, None
+    targets = schema.targets(nxt, dones)
+    per_head, confidence, correct = {}, [], []
+    for name, (classes, valid) in targets.items():
+        if name not in dists or not valid.any():
+            continue
+        probs = dists[name][valid]
+        truth = classes[valid]
+        per_head[name] = float(
+            -np.mean(np.log(np.clip(probs[np.arange(len(truth)), truth], 1e-12, None)))
+        )
+        confidence.append(probs.max(axis=1))
+        correct.append(probs.argmax(axis=1) == truth)
+    return per_head, np.concatenate(confidence), np.concatenate(correct)
+
+
+def _vote_metrics(
+    mean: np.ndarray, obs: np.ndarray, nxt: np.ndarray, index: Mapping[str, int],
+    voters: np.ndarray | None, tolerances: Sequence[int],
+) -> dict[str, float]:  # fmt: skip
+    """Share MAE and count accuracy on the steps where a vote happens (shares 0 → filled)."""
+    errors, counts_true, counts_pred = [], [], []
+    for prefix in ("committee", "plenary"):
+        dims = [index.get(f"{prefix}_{v}") for v in _VOTES]
+        if None in dims:
+            continue
+        happens = (obs[:, dims].sum(1) == 0) & (nxt[:, dims].sum(1) > 0)
+        errors.append(np.abs(mean[happens][:, dims] - nxt[happens][:, dims]))
+        if voters is not None:
+            n = voters[happens][:, None]
+            counts_true.append(np.rint(nxt[happens][:, dims] * n))
+            counts_pred.append(np.rint(mean[happens][:, dims] * n))
+    if not errors or not sum(len(e) for e in errors):
+        return {}
+    out = {"vote_share_mae_pp": float(100 * np.mean(np.concatenate(errors)))}
+    if counts_true:
+        gap = np.abs(np.concatenate(counts_pred) - np.concatenate(counts_true))
+        out["count_mae"] = float(gap.mean())
+        out |= {f"count_within_{k}": float(np.mean(gap <= k)) for k in tolerances}
+    return out
+
+
+def _simulate(
+    model: WorldModel, test: Transitions, episodes: np.ndarray, rng: np.random.Generator
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Roll the chosen episodes out with their recorded actions.
+
+    Returns the simulated and true states after each step (lists over steps of (n_h, d)
+    arrays for the episodes still running) and each episode's length.
+    """
+    starts = test.episode_starts()
+    lengths = np.diff(np.r_[starts, len(test)])
+    first, length = starts[episodes], lengths[episodes]
+    state = test.obs[first].copy()
+    simulated, truth = [], []
+    for h in range(int(length.max())):
+        running = np.flatnonzero(length > h)
+        rows = first[running] + h
+        state[running] = model.sample(state[running], test.acts[rows], rng)
+        simulated.append(state[running].copy())
+        truth.append(test.next_obs[rows])
+    return simulated, truth, length
+
+
+def _rollout_errors(
+    model: WorldModel, test: Transitions, changing: np.ndarray, max_rollouts: int,
+    rng: np.random.Generator,
+) -> dict[str, float]:  # fmt: skip
+    """RMSE of sampled rollouts to the true states over the changing dims, per horizon."""
+    n_episodes = len(test.episode_starts())
+    chosen = np.sort(rng.choice(n_episodes, min(max_rollouts, n_episodes), replace=False))
+    simulated, truth, _ = _simulate(model, test, chosen, rng)
+    return {
+        f"rollout_rmse_h{h + 1}": float(np.sqrt(np.mean((s[:, changing] - t[:, changing]) ** 2)))
+        for h, (s, t) in enumerate(zip(simulated, truth, strict=True))
+        if len(changing)
+    }
+
+
+def _distribution_match(
+    model: WorldModel, test: Transitions, index: Mapping[str, int], per_group: int,
+    rng: np.random.Generator,
+) -> dict[str, float]:  # fmt: skip
+    """Final simulated vs true adoption and yes share.
+
+    The real sample has one value per group (a resolution has one outcome); the simulated
+    one has ``per_group`` rollouts per group (episodes of different countries, chosen at
+    random), so that the simulated distribution is estimated with less noise.
+    """
+    if "adopted" not in index and "plenary_yes" not in index:
+        return {}
+    starts = test.episode_starts()
+    units = test.split_units[starts]
+    order = rng.permutation(len(starts))
+    ranked = order[np.argsort(units[order], kind="stable")]  # by group, random within
+    group_start = np.r_[0, np.flatnonzero(np.diff(units[ranked])) + 1]
+    rank = np.arange(len(ranked)) - np.repeat(group_start, np.diff(np.r_[group_start, len(ranked)]))
+    chosen = np.sort(ranked[rank < per_group])
+    simulated, truth, length = _simulate(model, test, chosen, rng)
+    final_sim = np.empty((len(chosen), test.obs.shape[1]), dtype=np.float32)
+    final_true = np.empty_like(final_sim)
+    for h, (s, t) in enumerate(zip(simulated, truth, strict=True)):
+        running = np.flatnonzero(length > h)
+        final_sim[running], final_true[running] = s, t
+    one_per_group = np.unique(units[chosen], return_index=True)[1]
+    out = {"groups_simulated": float(len(one_per_group)), "rollouts_simulated": float(len(chosen))}
+    if "adopted" in index:
+        real = final_true[one_per_group, index["adopted"]] > 0.5
+        sim = final_sim[:, index["adopted"]] > 0.5
+        rate = real.mean()
+        out |= {"adoption_real_pct": 100 * rate, "adoption_sim_pct": 100 * sim.mean(),
+                "adoption_gap_pp": 100 * (sim.mean() - rate),
+                "adoption_gap_se_pp": 100 * np.sqrt(rate * (1 - rate) / len(real))}  # fmt: skip
+        if "plenary_yes" in index and "plenary_no" in index:
+            wins = final_sim[:, index["plenary_yes"]] > final_sim[:, index["plenary_no"]]
+            out["outcome_consistency"] = float(np.mean(wins == sim))
+    if "plenary_yes" in index:
+        real = final_true[one_per_group, index["plenary_yes"]]
+        sim = final_sim[:, index["plenary_yes"]]
+        edges = np.linspace(0, 1, 21)
+        p = np.histogram(real, edges)[0] / len(real)
+        q = np.histogram(sim, edges)[0] / len(sim)
+        smooth = 0.5 / len(real)  # half a pseudo-count per bin, at the real sample's size
+        p, q = (p + smooth) / (1 + 20 * smooth), (q + smooth) / (1 + 20 * smooth)
+        out |= {
+            "yes_share_real_pct": 100 * float(real.mean()),
+            "yes_share_sim_pct": 100 * float(sim.mean()),
+            "yes_share_gap_pp": 100 * float(sim.mean() - real.mean()),
+            "yes_share_gap_se_pp": 100 * float(real.std() / np.sqrt(len(real))),
+            "yes_share_ks_p": float(stats.ks_2samp(real, sim).pvalue),
+            "yes_share_kl": float(np.sum(p * np.log(p / q))),
+        }
+    return {k: float(v) for k, v in out.items()}

@@ -1,0 +1,313 @@
+"""The shared machinery of models that predict a :class:`~world_models.schema.StateSchema`.
+
+A :class:`HeadModel` subclass only says how it fits and what each of its members predicts
+for a batch: per categorical head a probability table, per Gaussian dimension a mean and a
+standard deviation (:class:`HeadOutputs`). This class turns that into the
+:class:`~world_models.base.WorldModel` protocol: means, distributions and epistemic spread
+(:meth:`predict`), samples (:meth:`sample`), the log-likelihood of s' (:meth:`log_prob`),
+action masks and start states for the simulator, and checkpoints (:meth:`save`,
+:meth:`load`).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy.special import logsumexp
+
+from envs.errors import CheckpointError
+from world_models.base import Prediction, Transitions, load_world_model
+from world_models.checkpoint import (
+    START_STATES,
+    array_from_bytes,
+    array_to_bytes,
+    read_checkpoint_file,
+    save_checkpoint,
+)
+from world_models.schema import OneHotPart, StateSchema
+
+__all__ = ["HeadModel", "HeadOutputs"]
+
+
+@dataclass(frozen=True)
+class HeadOutputs:
+    """What every member of a model predicts for a batch of (s, a).
+
+    Attributes:
+        probs: head name → probabilities, shape (M, N, K), rows summing to 1.
+        mean: Gaussian means in raw units, shape (M, N, n_continuous).
+        std: Gaussian standard deviations in raw units, shape (M, N, n_continuous).
+    """
+
+    probs: dict[str, np.ndarray]
+    mean: np.ndarray
+    std: np.ndarray
+
+    @property
+    def n_members(self) -> int:
+        """Number of members M."""
+        return self.mean.shape[0]
+
+
+class HeadModel(abc.ABC):
+    """Base of the world models that predict the parts of a :class:`StateSchema`.
+
+    Attributes:
+        obs_names: the observation layout the model was trained on.
+        schema: how each dimension is predicted (None before :meth:`fit`).
+        n_actions: number of discrete actions.
+        start_states: first observations of training episodes (at most
+            ``max_start_states``, drawn with the model's seed), shape (N0, d).
+        noop_action: an action valid in every non-terminal state of the data, or None.
+        max_episode_steps: the longest training episode.
+        metadata: free JSON-serialisable notes saved with the model (the CLI records the
+            env, the data and the split here).
+    """
+
+    kind: ClassVar[str]
+    """The ``model_kind`` of the checkpoint."""
+    max_start_states: ClassVar[int] = 20_000
+
+    def __init__(self, *, n_bins: int = 20, seed: int = 0) -> None:
+        self.n_bins = n_bins
+        self.seed = seed
+        self.obs_names: tuple[str, ...] = ()
+        self.schema: StateSchema | None = None
+        self.n_actions = 0
+        self.start_states: np.ndarray | None = None
+        self.noop_action: int | None = None
+        self.max_episode_steps = 0
+        self.metadata: dict[str, Any] = {}
+        self._mask_table = np.ones((1, 0), dtype=bool)
+
+    # ------------------------------------------------------------------ subclass hooks
+
+    @abc.abstractmethod
+    def _fit(self, train: Transitions, validation: Transitions | None, **options: Any) -> None:
+        """Learn the member outputs (the schema is already fitted)."""
+
+    @abc.abstractmethod
+    def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
+        """Member predictions for validated obs (N, d) float32 and actions (N,) int64."""
+
+    @abc.abstractmethod
+    def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """(JSON config, parameter files) that :meth:`_restore` rebuilds the model from."""
+
+    @abc.abstractmethod
+    def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
+        """Rebuild the learned parameters from :meth:`_parameters` output."""
+
+    @classmethod
+    @abc.abstractmethod
+    def parameter_files(cls) -> tuple[str, ...]:
+        """Names of the files :meth:`_parameters` writes."""
+
+    # ------------------------------------------------------------------ protocol
+
+    def fit(
+        self, transitions: Transitions, *, validation: Transitions | None = None, **options: Any
+    ) -> HeadModel:
+        """Fit the schema, the simulator facts (masks, start states) and the model.
+
+        Args:
+            transitions: training transitions with ``obs_names``.
+            validation: held-out transitions for early stopping (if the model uses any).
+            **options: model-specific options (e.g. ``progress``, ``log_dir``).
+        """
+        self.schema = StateSchema.fit(transitions, n_bins=self.n_bins)
+        self.obs_names = transitions.obs_names
+        acts = np.asarray(transitions.acts)
+        if acts.ndim != 1:
+            raise ValueError(f"{type(self).__name__} needs Discrete actions of shape (N,)")
+        self.n_actions = (
+            transitions.masks.shape[1] if transitions.masks is not None else int(acts.max()) + 1
+        )
+        self._fit_simulator_facts(transitions)
+        self._fit(transitions, validation, **options)
+        return self
+
+    def predict(self, obs: np.ndarray, action: np.ndarray) -> Prediction:
+        """Means, aleatoric and epistemic spread, and head distributions of s'.
+
+        Args:
+            obs: observations, shape (N, d).
+            action: actions, shape (N,).
+
+        Returns:
+            A :class:`Prediction`; with several members, distributions are the members'
+            average and ``epistemic_std`` the standard deviation of the members' means.
+        """
+        obs, action = self._check(obs, action)
+        out = self._outputs(obs, action)
+        schema = self.schema
+        means = np.stack([
+            schema.expectation(obs, {k: v[m] for k, v in out.probs.items()}, out.mean[m])
+            for m in range(out.n_members)
+        ])  # fmt: skip
+        std = np.zeros(obs.shape, dtype=np.float64)
+        std[:, schema.gaussian.dims] = np.sqrt((out.std**2).mean(axis=0))
+        return Prediction(
+            mean=means.mean(axis=0),
+            std=std,
+            epistemic_std=means.std(axis=0) if out.n_members > 1 else None,
+            distributions={name: p.mean(axis=0) for name, p in out.probs.items()},
+        )
+
+    def sample(self, obs: np.ndarray, action: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One s' per row from a member drawn per row (the ensemble mixture), (N, d) float32."""
+        obs, action = self._check(obs, action)
+        out = self._outputs(obs, action)
+        rows = np.arange(len(obs))
+        member = rng.integers(out.n_members, size=len(obs))
+        probs = {name: p[member, rows] for name, p in out.probs.items()}
+        return self.schema.sample(obs, probs, out.mean[member, rows], out.std[member, rows], rng)
+
+    def log_prob(self, obs: np.ndarray, action: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
+        """Log p(s' | s, a) of the members' mixture in nats, shape (N,).
+
+        Categorical parts count as class probabilities (a binned share: its bin), Gaussian
+        dimensions as densities; copied dimensions are not part of it.
+        """
+        obs, action = self._check(obs, action)
+        next_obs = np.asarray(next_obs, dtype=np.float32)
+        if next_obs.shape != obs.shape:
+            raise ValueError(f"next_obs must have shape {obs.shape}, got {next_obs.shape}")
+        out = self._outputs(obs, action)
+        per_member = np.stack([
+            self.schema.log_likelihood(
+                next_obs, {k: v[m] for k, v in out.probs.items()}, out.mean[m], out.std[m]
+            )
+            for m in range(out.n_members)
+        ])  # fmt: skip
+        return logsumexp(per_member, axis=0) - np.log(out.n_members)
+
+    def action_masks(self, obs: np.ndarray) -> np.ndarray:
+        """Valid actions in each state, as recorded in the training data, shape (N, A) bool.
+
+        Keyed by the stage when the layout has one (no action at TERMINAL), else the same
+        mask everywhere.
+        """
+        obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
+        return self._mask_table[self._mask_keys(obs)]
+
+    @property
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of every observation dimension, shape (d,) each."""
+        self._require_fitted()
+        return self.schema.low, self.schema.high
+
+    # ------------------------------------------------------------------ persistence
+
+    def save(self, path: str | Path) -> None:
+        """Save into the folder ``path``, each file atomically and the manifest last.
+
+        The manifest holds the config, the observation layout and the schema; beside it
+        are the parameters and the start states.
+        """
+        self._require_fitted()
+        config, files = self._parameters()
+        if self.start_states is not None:
+            files[START_STATES] = array_to_bytes(self.start_states)
+        payload = {
+            "config": config,
+            "schema": self.schema.to_dict(),
+            "simulator": {
+                "n_actions": self.n_actions, "mask_table": self._mask_table.tolist(),
+                "noop_action": self.noop_action, "max_episode_steps": self.max_episode_steps,
+            },
+            "metadata": self.metadata,
+        }  # fmt: skip
+        save_checkpoint(path, model_kind=self.kind, module=type(self).__module__,
+                        obs_names=self.obs_names, payload=payload, files=files)  # fmt: skip
+
+    @classmethod
+    def load(cls, path: str | Path, *, layout: Sequence[str] | None = None) -> HeadModel:
+        """Load a model saved by :meth:`save` (see :func:`~world_models.base.load_world_model`).
+
+        Raises:
+            CheckpointError: corrupted, another version, another kind or another layout.
+        """
+        model = load_world_model(path, layout=layout)
+        if not isinstance(model, cls):
+            raise CheckpointError(f"{path}: holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    @classmethod
+    def from_checkpoint(cls, folder: Path, manifest: dict[str, Any]) -> HeadModel:
+        """The loader registered for :attr:`kind` (the manifest is already checked)."""
+        try:
+            config, simulator = manifest["config"], manifest["simulator"]
+            model = cls(n_bins=int(config.get("n_bins", 20)), seed=int(config.get("seed", 0)))
+            model.schema = StateSchema.from_dict(manifest["schema"])
+            model.obs_names = tuple(manifest["obs_names"])
+            model.metadata = dict(manifest.get("metadata", {}))
+            model.n_actions = int(simulator["n_actions"])
+            model._mask_table = np.asarray(simulator["mask_table"], dtype=bool)
+            model.noop_action = simulator["noop_action"]
+            model.max_episode_steps = int(simulator["max_episode_steps"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise CheckpointError(f"{folder}: corrupted manifest ({error!r})") from error
+        files = {name: read_checkpoint_file(folder, name) for name in cls.parameter_files()}
+        model._restore(config, files, folder)
+        if START_STATES in manifest["files"]:
+            model.start_states = array_from_bytes(
+                read_checkpoint_file(folder, START_STATES), folder / START_STATES
+            )
+        return model
+
+    # ------------------------------------------------------------------ helpers
+
+    def _fit_simulator_facts(self, transitions: Transitions) -> None:
+        """Masks per stage, the no-op action, the longest episode and the start states."""
+        keys = self._mask_keys(transitions.obs)
+        stage = self._stage_part()
+        n_keys = 1 if stage is None else stage.heads["stage"]
+        table = np.zeros((n_keys, self.n_actions), dtype=bool)
+        if transitions.masks is None:
+            table[np.unique(keys)] = True
+        else:
+            np.logical_or.at(table, keys, transitions.masks)
+        self._mask_table = table
+        seen = table[table.any(axis=1)]
+        always = np.flatnonzero(seen.all(axis=0))
+        self.noop_action = int(always[-1]) if len(always) else None
+        starts = transitions.episode_starts()
+        lengths = np.diff(np.r_[starts, len(transitions)])
+        self.max_episode_steps = int(lengths.max())
+        rng = np.random.default_rng(self.seed)
+        if len(starts) > self.max_start_states:
+            starts = np.sort(rng.choice(starts, self.max_start_states, replace=False))
+        self.start_states = transitions.obs[starts].astype(np.float32)
+
+    def _stage_part(self) -> OneHotPart | None:
+        part = self.schema.part("stage") if self.schema is not None else None
+        return part if isinstance(part, OneHotPart) else None
+
+    def _mask_keys(self, obs: np.ndarray) -> np.ndarray:
+        stage = self._stage_part()
+        if stage is None:
+            return np.zeros(len(obs), dtype=np.int64)
+        classes, valid = stage.targets(obs)["stage"]
+        return np.where(valid, classes, 0)
+
+    def _check(self, obs: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self._require_fitted()
+        obs = np.asarray(obs, dtype=np.float32)
+        action = np.asarray(action).reshape(-1).astype(np.int64)
+        if obs.ndim != 2 or obs.shape[1] != len(self.obs_names):
+            raise ValueError(f"obs must have shape (N, {len(self.obs_names)}), got {obs.shape}")
+        if len(action) != len(obs):
+            raise ValueError(f"{len(action)} actions for {len(obs)} observations")
+        if len(action) and (action.min() < 0 or action.max() >= self.n_actions):
+            raise ValueError(f"actions must lie in 0..{self.n_actions - 1}")
+        return obs, action
+
+    def _require_fitted(self) -> None:
+        if self.schema is None:
+            raise RuntimeError(f"{type(self).__name__} is not fitted: call fit() or load()")

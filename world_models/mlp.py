@@ -1,0 +1,430 @@
+"""``MLPEnsemble``: a probabilistic ensemble of MLPs with categorical and Gaussian heads.
+
+Each member maps [standardised s, one-hot a] through SiLU layers with dropout to
+
+* logits of every categorical head of the :class:`~world_models.schema.StateSchema`
+  (stage, own votes, binned vote shares, adopted, done): trained by cross-entropy —
+  vote shares are classified into bins, not regressed;
+* a mean and a bounded log standard deviation per Gaussian dimension, in units normalised
+  by the training statistics of s' (trained by Gaussian negative log-likelihood).
+
+Copied dimensions are not predicted. Members start from different seeded weights and see
+the data in different seeded orders (as in Chua et al. 2018, "Deep reinforcement learning
+in a handful of trials using probabilistic dynamics models", without the bootstrap); their
+disagreement is the epistemic uncertainty. Training uses AdamW (weight decay), early
+stopping on the validation loss per member (each keeps its best epoch), then temperature
+scaling of each categorical head on the validation split (calibrated probabilities), tqdm
+progress and optional TensorBoard scalars. All randomness comes from one
+``torch.Generator`` seeded by ``seed``; no global random state is touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+from tqdm.auto import tqdm
+
+from envs.errors import CheckpointError, MissingDependencyError
+from world_models.base import Transitions, register_world_model
+from world_models.heads import HeadModel, HeadOutputs
+
+__all__ = ["MLPEnsemble"]
+
+_WEIGHTS = "weights.pt"
+_LOG_STD_BOUNDS = (-6.0, 1.0)  # normalised units: std from 0.25 % to 2.7 training stds
+_CHUNK = 32_768  # rows per forward pass at prediction time
+
+
+class _EnsembleNet(nn.Module):
+    """M independent MLPs evaluated as batched matrix products: (M, B, n_in) → (M, B, n_out)."""
+
+    def __init__(self, members: int, sizes: Sequence[int], generator: torch.Generator) -> None:
+        super().__init__()
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for n_in, n_out in zip(sizes[:-1], sizes[1:], strict=True):
+            bound = 1.0 / math.sqrt(n_in)  # PyTorch's default nn.Linear initialisation range
+            weight = (torch.rand(members, n_in, n_out, generator=generator) * 2 - 1) * bound
+            bias = (torch.rand(members, 1, n_out, generator=generator) * 2 - 1) * bound
+            self.weights.append(nn.Parameter(weight))
+            self.biases.append(nn.Parameter(bias))
+
+    def forward(
+        self, x: torch.Tensor, dropout: float = 0.0, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
+        last = len(self.weights) - 1
+        for i, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            x = torch.baddbmm(bias, x, weight)
+            if i < last:
+                x = F.silu(x)
+                if dropout > 0:  # dropout drawn from our generator, not the global one
+                    keep = torch.rand(x.shape, generator=generator) >= dropout
+                    x = x * keep / (1.0 - dropout)
+        return x
+
+
+class MLPEnsemble(HeadModel):
+    """An ensemble of MLPs predicting the schema's categorical and Gaussian heads.
+
+    Args:
+        members: ensemble size M.
+        hidden: hidden layer widths.
+        dropout: dropout probability of hidden units while training.
+        weight_decay: AdamW weight decay.
+        learning_rate: AdamW learning rate.
+        batch_size: rows per gradient step (per member).
+        epoch_rows: rows per epoch: each member sees a fresh random subset of this many
+            training rows (all of them when there are fewer), and validation uses at most
+            this many rows; on large data early stopping then checks often.
+        max_epochs: upper bound on epochs.
+        patience: epochs without a member improving on validation before stopping.
+        n_bins: bins of each binned share (see :class:`~world_models.schema.StateSchema`).
+        seed: seed of initialisation, data order, dropout, the validation split (when none
+            is given) and the start-state subsample.
+        threads: torch intra-op threads while this model fits and predicts (restored
+            afterwards; not saved); None leaves torch's setting. One thread is often faster
+            on a busy machine: small batched products gain little from a second thread.
+
+    Example:
+        >>> from world_models.transitions import deliberation_transitions
+        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
+        >>> data = deliberation_transitions(assembly)
+        >>> model = MLPEnsemble(members=2, max_epochs=2).fit(data)
+        >>> prediction = model.predict(data.obs[:3], data.acts[:3])
+        >>> prediction.distributions["stage"].shape, prediction.epistemic_std.shape
+        ((3, 4), (3, 75))
+    """
+
+    kind = "mlp_ensemble"
+
+    def __init__(
+        self,
+        *,
+        members: int = 5,
+        hidden: Sequence[int] = (32, 32),
+        dropout: float = 0.3,
+        weight_decay: float = 1e-2,
+        learning_rate: float = 1e-2,
+        batch_size: int = 256,
+        epoch_rows: int = 65_536,
+        max_epochs: int = 40,
+        patience: int = 3,
+        n_bins: int = 20,
+        seed: int = 0,
+        threads: int | None = None,
+    ) -> None:
+        super().__init__(n_bins=n_bins, seed=seed)
+        if min(members, batch_size, epoch_rows, max_epochs, patience) < 1:
+            raise ValueError("members, batch_size, epoch_rows, max_epochs, patience must be ≥ 1")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        self.members = members
+        self.hidden = tuple(int(h) for h in hidden)
+        self.dropout = dropout
+        self.weight_decay = weight_decay
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.epoch_rows = epoch_rows
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.threads = threads
+        self.history: list[dict[str, float]] = []
+        self._net: _EnsembleNet | None = None
+        self._obs_mean = np.zeros(0, dtype=np.float32)
+        self._obs_scale = np.ones(0, dtype=np.float32)
+        self._temperatures = torch.ones(0)
+
+    # ------------------------------------------------------------------ network layout
+
+    def _sizes(self) -> list[int]:
+        n_out = sum(self.schema.heads.values()) + 2 * self.schema.n_continuous
+        return [len(self.obs_names) + self.n_actions, *self.hidden, n_out]
+
+    def _inputs(self, obs: np.ndarray, action: np.ndarray) -> torch.Tensor:
+        scaled = (obs - self._obs_mean) / self._obs_scale
+        one_hot = np.eye(self.n_actions, dtype=np.float32)[action]
+        return torch.from_numpy(np.concatenate([scaled, one_hot], axis=1).astype(np.float32))
+
+    def _split(
+        self, out: torch.Tensor
+    ) -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
+        """Head logits, Gaussian means and log stds (normalised units) of raw outputs."""
+        logits, start = {}, 0
+        for h, (name, size) in enumerate(self.schema.heads.items()):
+            logits[name] = out[..., start : start + size] / self._temperatures[h]
+            start += size
+        n = self.schema.n_continuous
+        mean, raw = out[..., start : start + n], out[..., start + n : start + 2 * n]
+        low, high = _LOG_STD_BOUNDS
+        log_std = high - F.softplus(high - raw)
+        log_std = low + F.softplus(log_std - low)
+        return logits, mean, log_std
+
+    def _loss(
+        self, out: torch.Tensor, classes: torch.Tensor, valid: torch.Tensor, z: torch.Tensor
+    ) -> torch.Tensor:
+        """Per-member mean negative log-likelihood of a batch, shape (M,).
+
+        Args:
+            out: raw outputs, shape (M, B, n_out).
+            classes: target class per head, shape (M, B, H) int64.
+            valid: where each head's target is defined, shape (M, B, H) bool.
+            z: normalised Gaussian targets, shape (M, B, n_continuous).
+        """
+        logits, mean, log_std = self._split(out)
+        total = torch.zeros(out.shape[:2])
+        for h, head in enumerate(logits.values()):
+            picked = F.log_softmax(head, dim=-1).gather(-1, classes[..., h : h + 1]).squeeze(-1)
+            total = total - picked * valid[..., h]
+        if z.shape[-1]:
+            total = total + (0.5 * ((z - mean) / log_std.exp()) ** 2 + log_std).sum(-1)
+        return total.mean(dim=1)
+
+    # ------------------------------------------------------------------ fitting
+
+    def _targets(self, data: Transitions) -> tuple[torch.Tensor, ...]:
+        targets = self.schema.targets(data.next_obs, data.dones)
+        classes = np.stack([targets[name][0] for name in self.schema.heads], axis=1)
+        valid = np.stack([targets[name][1] for name in self.schema.heads], axis=1)
+        z = self.schema.gaussian.normalise(data.next_obs).astype(np.float32)
+        return (self._inputs(data.obs, np.asarray(data.acts, dtype=np.int64)),
+                torch.from_numpy(classes), torch.from_numpy(valid.astype(np.float32)),
+                torch.from_numpy(z))  # fmt: skip
+
+    def _fit(
+        self,
+        train: Transitions,
+        validation: Transitions | None,
+        *,
+        progress: bool = False,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        """Train with early stopping.
+
+        Args:
+            train: training transitions.
+            validation: early-stopping transitions (default: 20 % of the training groups,
+                drawn with ``seed``).
+            progress: show a tqdm bar over epochs.
+            log_dir: write TensorBoard scalars (losses per epoch) into this folder.
+        """
+        with _torch_threads(self.threads):
+            self._train(train, validation, progress, log_dir)
+
+    def _train(
+        self,
+        train: Transitions,
+        validation: Transitions | None,
+        progress: bool,
+        log_dir: str | Path | None,
+    ) -> None:
+        if validation is None:
+            train, validation = train.split_by_episode((0.8, 0.2), np.random.default_rng(self.seed))
+        if len(train) == 0 or len(validation) == 0:
+            raise ValueError("training and validation need at least one transition each")
+        self._temperatures = torch.ones(len(self.schema.heads))
+        self._obs_mean = train.obs.mean(axis=0).astype(np.float32)
+        self._obs_scale = np.where(train.obs.std(axis=0) > 1e-6, train.obs.std(axis=0), 1.0)
+        self._obs_scale = self._obs_scale.astype(np.float32)
+        generator = torch.Generator().manual_seed(self.seed)
+        net = _EnsembleNet(self.members, self._sizes(), generator)
+        optimiser = torch.optim.AdamW(net.parameters(), lr=self.learning_rate,
+                                      weight_decay=self.weight_decay)  # fmt: skip
+        x, classes, valid, z = self._targets(train)
+        val = self._targets(validation)
+        if len(val[0]) > self.epoch_rows:
+            keep = torch.randperm(len(val[0]), generator=generator)[: self.epoch_rows]
+            val = tuple(t[keep] for t in val)
+        per_epoch = min(len(x), self.epoch_rows)
+        writer = _summary_writer(log_dir)
+        best = torch.full((self.members,), math.inf)
+        best_state = [p.detach().clone() for p in net.parameters()]
+        self.history, stale = [], 0
+        epochs = tqdm(
+            range(self.max_epochs), desc="MLPEnsemble", unit="epoch", disable=not progress
+        )
+        for epoch in epochs:
+            net.train()
+            order = torch.stack([torch.randperm(len(x), generator=generator)[:per_epoch]
+                                 for _ in range(self.members)])  # fmt: skip
+            running, batches = 0.0, 0
+            for start in range(0, per_epoch, self.batch_size):
+                rows = order[:, start : start + self.batch_size]
+                out = net(x[rows], self.dropout, generator)
+                loss = self._loss(out, classes[rows], valid[rows], z[rows]).sum()
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                running, batches = running + loss.item() / self.members, batches + 1
+            val_loss = self._validation_loss(net, *val)
+            improved = val_loss < best - 1e-4
+            best = torch.where(improved, val_loss, best)
+            with torch.no_grad():
+                for saved, parameter in zip(best_state, net.parameters(), strict=True):
+                    saved[improved] = parameter[improved]
+            stale = 0 if improved.any() else stale + 1
+            record = {"epoch": epoch + 1, "train": running / batches,
+                      "validation": float(val_loss.mean())}  # fmt: skip
+            self.history.append(record)
+            epochs.set_postfix(train=f"{record['train']:.3f}", val=f"{record['validation']:.3f}")
+            if writer is not None:
+                writer.add_scalar("loss/train", record["train"], epoch + 1)
+                writer.add_scalar("loss/validation", record["validation"], epoch + 1)
+            if stale >= self.patience:
+                break
+        if writer is not None:
+            writer.close()
+        with torch.no_grad():
+            for saved, parameter in zip(best_state, net.parameters(), strict=True):
+                parameter.copy_(saved)
+        net.eval()
+        self._calibrate(net, *val[:3])
+        self._net = net
+
+    def _calibrate(
+        self, net: _EnsembleNet, x: torch.Tensor, classes: torch.Tensor, valid: torch.Tensor
+    ) -> None:
+        """Temperature scaling of every head on the validation rows (Guo et al. 2017).
+
+        One temperature per head divides the logits of every member; it minimises the
+        validation NLL of the members' average, with the weights fixed.
+        """
+        heads = list(self.schema.heads)
+        parts: dict[str, list[torch.Tensor]] = {name: [] for name in heads}
+        with torch.no_grad():
+            for start in range(0, len(x), _CHUNK):
+                out = net(x[start : start + _CHUNK].expand(self.members, -1, -1))
+                for name, head in self._split(out)[0].items():
+                    parts[name].append(head)
+        logits = {name: torch.cat(chunks, dim=1) for name, chunks in parts.items()}
+        log_t = torch.zeros(len(heads), requires_grad=True)
+        optimiser = torch.optim.LBFGS([log_t], lr=0.5, max_iter=50)
+
+        def closure() -> torch.Tensor:
+            optimiser.zero_grad()
+            loss = torch.zeros(())
+            for h, name in enumerate(heads):
+                mixture = torch.softmax(logits[name] / log_t[h].exp(), dim=-1).mean(dim=0)
+                picked = mixture.gather(1, classes[:, h : h + 1]).squeeze(1).clamp_min(1e-12)
+                loss = loss - (picked.log() * valid[:, h]).sum() / valid[:, h].sum().clamp_min(1)
+            loss.backward()
+            return loss
+
+        optimiser.step(closure)
+        self._temperatures = log_t.detach().exp()
+
+    def _validation_loss(
+        self, net: _EnsembleNet, x: torch.Tensor, *targets: torch.Tensor
+    ) -> torch.Tensor:
+        """Mean loss of every member on the validation transitions, shape (M,)."""
+        net.eval()
+        total = torch.zeros(self.members)
+        with torch.no_grad():
+            for start in range(0, len(x), _CHUNK):
+                rows = slice(start, start + _CHUNK)
+                out = net(x[rows].expand(self.members, -1, -1))
+                batch = [t[rows].expand(self.members, *t[rows].shape) for t in targets]
+                total += self._loss(out, *batch) * len(x[rows])
+        return total / len(x)
+
+    # ------------------------------------------------------------------ prediction
+
+    def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
+        if self._net is None:
+            raise RuntimeError("MLPEnsemble is not fitted: call fit() or load()")
+        x = self._inputs(obs, action)
+        probs: dict[str, list[np.ndarray]] = {name: [] for name in self.schema.heads}
+        means, stds = [], []
+        gaussian = self.schema.gaussian
+        with torch.no_grad(), _torch_threads(self.threads):
+            for start in range(0, len(x), _CHUNK):
+                out = self._net(x[start : start + _CHUNK].expand(self.members, -1, -1))
+                logits, mean, log_std = self._split(out)
+                for name, head in logits.items():
+                    probs[name].append(torch.softmax(head.double(), dim=-1).numpy())
+                means.append(mean.double().numpy() * gaussian.scale + gaussian.mean)
+                stds.append(log_std.double().exp().numpy() * gaussian.scale)
+        return HeadOutputs(
+            probs={name: np.concatenate(parts, axis=1) for name, parts in probs.items()},
+            mean=np.concatenate(means, axis=1),
+            std=np.concatenate(stds, axis=1),
+        )
+
+    # ------------------------------------------------------------------ persistence
+
+    @classmethod
+    def parameter_files(cls) -> tuple[str, ...]:
+        """The torch state dict."""
+        return (_WEIGHTS,)
+
+    def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        config = {
+            "members": self.members, "hidden": list(self.hidden), "dropout": self.dropout,
+            "weight_decay": self.weight_decay, "learning_rate": self.learning_rate,
+            "batch_size": self.batch_size, "epoch_rows": self.epoch_rows,
+            "max_epochs": self.max_epochs,
+            "patience": self.patience, "n_bins": self.n_bins, "seed": self.seed,
+            "obs_mean": self._obs_mean.tolist(), "obs_scale": self._obs_scale.tolist(),
+            "temperatures": self._temperatures.tolist(),
+            "history": self.history,
+        }  # fmt: skip
+        buffer = io.BytesIO()
+        torch.save(self._net.state_dict(), buffer)
+        return config, {_WEIGHTS: buffer.getvalue()}
+
+    def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
+        try:
+            for key in ("members", "batch_size", "epoch_rows", "max_epochs", "patience"):
+                setattr(self, key, int(config[key]))
+            for key in ("dropout", "weight_decay", "learning_rate"):
+                setattr(self, key, float(config[key]))
+            self.hidden = tuple(int(h) for h in config["hidden"])
+            self.history = list(config.get("history", []))
+            self._obs_mean = np.asarray(config["obs_mean"], dtype=np.float32)
+            self._obs_scale = np.asarray(config["obs_scale"], dtype=np.float32)
+            self._temperatures = torch.tensor(config["temperatures"], dtype=torch.float32)
+            net = _EnsembleNet(self.members, self._sizes(), torch.Generator().manual_seed(0))
+            state = torch.load(io.BytesIO(files[_WEIGHTS]), weights_only=True)
+            net.load_state_dict(state)
+        except (KeyError, TypeError, ValueError, RuntimeError, EOFError) as error:
+            raise CheckpointError(f"{source}: cannot restore the ensemble ({error})") from error
+        net.eval()
+        self._net = net
+
+
+@contextlib.contextmanager
+def _torch_threads(threads: int | None) -> Iterator[None]:
+    """Run with ``threads`` torch intra-op threads, then restore the previous setting."""
+    if threads is None:
+        yield
+        return
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _summary_writer(log_dir: str | Path | None):
+    """A TensorBoard writer for ``log_dir``, or None."""
+    if log_dir is None:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError as error:  # tensorboard is a dependency, but may be left out
+        raise MissingDependencyError("tensorboard", purpose="TensorBoard logging") from error
+    return SummaryWriter(log_dir=str(log_dir))
+
+
+register_world_model(MLPEnsemble.kind, MLPEnsemble.from_checkpoint)
