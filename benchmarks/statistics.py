@@ -117,7 +117,9 @@ class GroupedScores:
 
 def bootstrap_weights(n_groups: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """How often each group is drawn in each resample: (n_resamples, n_groups) counts."""
-    return rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=n_resamples).astype(float)
+    return rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=n_resamples).astype(
+        float
+    )
 
 
 def paired_bootstrap_test(

@@ -45,7 +45,9 @@ def measure(env_id: str, action: int, seconds: float = 3.0, seed: int = 0) -> fl
             return steps / (time.perf_counter() - start)
 
 
-def measure_vector(env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0) -> float:
+def measure_vector(
+    env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0
+) -> float:
     """Sub-env steps per second of a native vector env (after a few warm-up steps)."""
     venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="custom")
     venv.reset(seed=seed)

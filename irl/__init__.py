@@ -1,1 +1,61 @@
-"""MaxEnt inverse RL: learn each country's reward function from how it votes."""
+"""MaxEnt inverse RL: learn each country's reward function from how it votes.
+
+Example:
+    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from irl import fit_reward_model
+    >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
+    >>> model = fit_reward_model(data, standard_errors=False)
+    >>> model.explain("Country 001").shape[1]
+    3
+"""
+
+from irl.analysis import (
+    cluster_rewards,
+    plot_dendrogram,
+    plot_weights_heatmap,
+    reward_correlations,
+    reward_distances,
+)
+from irl.deliberation import DeliberationProblem, PlantedDeliberation, planted_deliberation
+from irl.maxent import ExpertStatistics, MaxEntFit, decision_problem, fit_maxent, maxent_objective
+from irl.mdp import (
+    LinearFeatures,
+    SoftPolicy,
+    TabularMDP,
+    occupancy,
+    random_mdp,
+    sample_trajectories,
+    soft_value_iteration,
+    stack_mdps,
+)
+from irl.neural import NeuralReward
+from irl.reward_model import RewardModel
+from irl.rollcall import fit_demonstrations, fit_reward_model
+
+__all__ = [
+    "DeliberationProblem",
+    "ExpertStatistics",
+    "LinearFeatures",
+    "MaxEntFit",
+    "NeuralReward",
+    "PlantedDeliberation",
+    "RewardModel",
+    "SoftPolicy",
+    "TabularMDP",
+    "cluster_rewards",
+    "decision_problem",
+    "fit_demonstrations",
+    "fit_maxent",
+    "fit_reward_model",
+    "maxent_objective",
+    "occupancy",
+    "planted_deliberation",
+    "plot_dendrogram",
+    "plot_weights_heatmap",
+    "random_mdp",
+    "reward_correlations",
+    "reward_distances",
+    "sample_trajectories",
+    "soft_value_iteration",
+    "stack_mdps",
+]

@@ -19,6 +19,10 @@ similar_top           cosine similarity of the most similar earlier roll call
 consensus_yes/no      share of all countries voting yes / no on those similar roll calls
 past_yes/no/abstain   the country's vote shares over all earlier roll calls
 issue_yes/no/abst.    the country's vote shares on earlier roll calls of the same issues
+log_<share>           (only with ``FeatureConfig(log_shares=True)``) each vote share p of
+                      the similar/consensus/past/issue rows on a log scale,
+                      ln((p + 0.01) / 0.01) / ln(101): 0 at p = 0, 1 at p = 1, so that a
+                      linear logit can weigh shares multiplicatively (p^β)
 ====================  =====================================================================
 
 "Earlier" means *strictly earlier sessions* of a history of votes. Inside one data set the
@@ -43,6 +47,7 @@ __all__ = [
     "ActionFeatureMap",
     "FeatureConfig",
     "HISTORY_NAMES",
+    "LOG_SHARE_NAMES",
     "RollCallFeatures",
     "content_features",
     "content_names",
@@ -57,6 +62,13 @@ HISTORY_NAMES = (
 )  # fmt: skip
 _BASE_CONTENT = (*(f"issue_{c}" for c in ISSUE_CODES), "important", "amend", "para", "year",
                  "progress")  # fmt: skip
+_SHARE_NAMES = (
+    "similar_yes", "similar_no", "similar_abstain", "consensus_yes", "consensus_no",
+    "past_yes", "past_no", "past_abstain", "issue_yes", "issue_no", "issue_abstain",
+)  # fmt: skip
+LOG_SHARE_NAMES = tuple(f"log_{name}" for name in _SHARE_NAMES)
+_SHARE_COLUMNS = [HISTORY_NAMES.index(name) for name in _SHARE_NAMES]
+_LOG_FLOOR = 0.01  # log_p = ln((p + floor) / floor) / ln((1 + floor) / floor)
 _N_ISSUE_KEYS = len(ISSUE_CODES) + 1  # the six issues and "no issue code"
 _BLOCK = 512  # target roll calls per block of the similarity product
 
@@ -70,12 +82,15 @@ class FeatureConfig:
         neighbours: how many similar earlier roll calls describe a country's history.
         sharpness: neighbour weight = cosine similarity ** sharpness (higher: nearer to top-1).
         prior_strength: pseudo-votes pulling sparse vote shares toward the broader share.
+        log_shares: also give every vote share on a log scale (``log_*`` names), which a
+            linear logit over the features (MaxEnt IRL, logistic regression) can use.
     """
 
     text_dims: int = 32
     neighbours: int = 10
     sharpness: float = 4.0
     prior_strength: float = 2.0
+    log_shares: bool = False
 
     def __post_init__(self) -> None:
         if self.text_dims < 1 or self.neighbours < 1:
@@ -93,7 +108,8 @@ def content_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
 
 def feature_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
     """Names of all observation dimensions (content, then history), in order."""
-    return (*content_names(config), *HISTORY_NAMES)
+    extra = LOG_SHARE_NAMES if config.log_shares else ()
+    return (*content_names(config), *HISTORY_NAMES, *extra)
 
 
 CONTENT_NAMES = content_names()
@@ -224,7 +240,7 @@ class RollCallFeatures:
         return np.where(total > 0, mixed / np.maximum(total, 1e-300), 0.0)
 
     def _history_features(self, votes: np.ndarray) -> np.ndarray:
-        """History block of one country's observations, shape (R, len(HISTORY_NAMES))."""
+        """History block of one country's observations, shape (R, n_history)."""
         strength = self.config.prior_strength
         past_counts, issue_counts = self._cumulative_counts(votes)
         past = _shares(past_counts, strength, self._prior)
@@ -240,9 +256,13 @@ class RollCallFeatures:
         has = covered > 0
         similar = np.where(has[:, None], similar / np.maximum(covered, 1e-300)[:, None], issue)
         coverage = np.where(total > 0, covered / np.maximum(total, 1e-300), 0.0)
-        return np.column_stack([similar, coverage, self._top, self._consensus, past, issue]).clip(
-            0.0, 1.0
-        )
+        block = np.column_stack([similar, coverage, self._top, self._consensus, past, issue])
+        block = block.clip(0.0, 1.0)
+        if self.config.log_shares:
+            shares = block[:, _SHARE_COLUMNS]
+            logs = np.log1p(shares / _LOG_FLOOR) / np.log1p(1.0 / _LOG_FLOOR)
+            block = np.column_stack([block, logs.clip(0.0, 1.0)])
+        return block
 
     def _counts_before(self, votes: np.ndarray) -> np.ndarray:
         """Votes cast in sessions strictly before each target, summed over rows, (R, 3).

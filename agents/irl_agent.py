@@ -1,0 +1,121 @@
+"""The MaxEnt-IRL policy as an agent: a country's learned reward, acted on softly.
+
+:class:`MaxEntIRLAgent` models one country: ``fit`` learns its reward from its
+``RollCall-v0`` demonstrations (horizon 1, so the policy is the softmax of the reward).
+:meth:`MaxEntIRLAgent.fit_countries` fits many countries in one batched call, with
+shrinkage toward the global (or bloc) mean — what a harness should use.
+
+Example:
+    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+    >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
+    >>> demos = group_by_country(rollcall_demonstrations(data, with_infos=False))
+    >>> agents = MaxEntIRLAgent.fit_countries(demos)
+    >>> agents["Country 001"].action_probs(demos["Country 001"][0].obs[:2]).shape
+    (2, 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from agents.base import BaseAgent
+from envs.legislative.demonstrations import Demonstration
+from envs.legislative.spaces import ObservationLayout
+from irl.maxent import Shrinkage
+from irl.reward_model import RewardModel
+from irl.rollcall import fit_demonstrations
+
+__all__ = ["MaxEntIRLAgent"]
+
+
+class MaxEntIRLAgent(BaseAgent):
+    """Softmax policy of a linear MaxEnt reward r(s, a) = θ·φ(s, a) learned from votes.
+
+    Args:
+        n_actions: number of actions A (3 in RollCall-v0).
+        layout: observation names (optional; used only for explanations).
+        l2: prior precision on standardised weights.
+        tol: L-BFGS gradient tolerance (nats per vote).
+    """
+
+    name = "maxent-irl"
+
+    def __init__(
+        self,
+        n_actions: int = 3,
+        layout: ObservationLayout | None = None,
+        *,
+        l2: float = 10.0,
+        tol: float = 1e-6,
+    ) -> None:
+        super().__init__(n_actions, layout)
+        if l2 < 0:
+            raise ValueError(f"l2 must be ≥ 0, got {l2}")
+        self.l2, self.tol = l2, tol
+        self.theta_: np.ndarray | None = None
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> MaxEntIRLAgent:
+        """Learn this country's reward alone (L2 toward zero)."""
+        if not demonstrations:
+            raise ValueError("no demonstrations to fit on")
+        fit = fit_demonstrations(
+            {"country": demonstrations},
+            l2=self.l2,
+            shrinkage="none",
+            standard_errors=False,
+            tol=self.tol,
+        )
+        self._check_actions(fit.theta.shape[1])
+        self.theta_ = fit.theta[0]
+        return self
+
+    @classmethod
+    def fit_countries(
+        cls,
+        demos_by_country: Mapping[str, Sequence[Demonstration]],
+        *,
+        layout: ObservationLayout | None = None,
+        l2: float = 10.0,
+        shrinkage: Shrinkage = "global",
+        blocs: Mapping[str, int] | None = None,
+        tol: float = 1e-6,
+    ) -> dict[str, MaxEntIRLAgent]:
+        """Fit every country in one batched call; returns country → fitted agent."""
+        fit = fit_demonstrations(
+            demos_by_country,
+            l2=l2,
+            shrinkage=shrinkage,
+            blocs=blocs,
+            standard_errors=False,
+            tol=tol,
+        )
+        agents = {}
+        for row, country in enumerate(demos_by_country):
+            agent = cls(fit.theta.shape[1], layout, l2=l2, tol=tol)
+            agent.theta_ = fit.theta[row]
+            agents[country] = agent
+        return agents
+
+    @classmethod
+    def from_reward_model(cls, model: RewardModel, country: str) -> MaxEntIRLAgent:
+        """The policy of one country of a saved :class:`~irl.reward_model.RewardModel`."""
+        agent = cls(len(model.action_names))
+        agent.theta_ = model.weights(country).copy()
+        return agent
+
+    def _check_actions(self, n_actions: int) -> None:
+        if n_actions != self.n_actions:
+            raise ValueError(
+                f"the demonstrations have {n_actions} actions, the agent {self.n_actions}"
+            )
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        if self.theta_ is None:
+            raise ValueError("MaxEntIRLAgent is not fitted: call fit() or fit_countries() first")
+        logits = self.theta_[:, 0] + obs.astype(np.float64) @ self.theta_[:, 1:].T
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)

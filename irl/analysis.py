@@ -1,0 +1,129 @@
+"""Comparing countries' rewards: distances, hierarchical clustering, heatmap and dendrogram.
+
+Rewards are compared on their standardisable part: each country's weights (A, 1 + d)
+flattened, optionally restricted to some features, z-scored per weight across countries so
+that no feature dominates by its scale. Clustering is scipy's hierarchical (Ward) linkage.
+
+Example:
+    >>> import numpy as np
+    >>> theta = np.concatenate([np.zeros((3, 3, 2)), np.ones((3, 3, 2))])
+    >>> cluster_rewards(theta, n_clusters=2).tolist()
+    [1, 1, 1, 2, 2, 2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from scipy.cluster.hierarchy import dendrogram, fcluster, linkage
+from scipy.spatial.distance import pdist, squareform
+
+__all__ = [
+    "cluster_rewards",
+    "plot_dendrogram",
+    "plot_weights_heatmap",
+    "reward_correlations",
+    "reward_distances",
+]
+
+
+def _rows(theta: np.ndarray, standardise: bool) -> np.ndarray:
+    """(C, …) weights → (C, D) rows, z-scored per column across countries if asked."""
+    rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)
+    if standardise and len(rows) > 1:
+        spread = rows.std(axis=0)
+        rows = (rows - rows.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+    return rows
+
+
+def reward_distances(theta: np.ndarray, *, standardise: bool = True) -> np.ndarray:
+    """Euclidean distances between countries' weights, shape (C, C)."""
+    return squareform(pdist(_rows(theta, standardise)))
+
+
+def reward_correlations(learned: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each country's learned and reference weights, shape (C,).
+
+    Args:
+        learned: weights (C, …).
+        reference: weights of the same shape (e.g. the planted ones).
+    """
+    a = np.asarray(learned, dtype=np.float64).reshape(len(learned), -1)
+    b = np.asarray(reference, dtype=np.float64).reshape(len(reference), -1)
+    if a.shape != b.shape:
+        raise ValueError(f"learned {a.shape} and reference {b.shape} weights differ in shape")
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    return np.where(norms > 0, (a * b).sum(axis=1) / np.maximum(norms, 1e-300), 0.0)
+
+
+def cluster_rewards(theta: np.ndarray, n_clusters: int, *, standardise: bool = True) -> np.ndarray:
+    """Ward hierarchical clustering of countries' weights into ``n_clusters``; labels (C,) 1…k."""
+    if not 1 <= n_clusters <= len(theta):
+        raise ValueError(f"n_clusters must be in 1..{len(theta)}, got {n_clusters}")
+    if len(theta) == 1:
+        return np.ones(1, dtype=np.int64)
+    tree = linkage(_rows(theta, standardise), method="ward")
+    return fcluster(tree, t=n_clusters, criterion="maxclust").astype(np.int64)
+
+
+def plot_weights_heatmap(
+    theta: np.ndarray,
+    countries: Sequence[str],
+    weight_names: Sequence[str],
+    path: str | Path,
+    *,
+    max_countries: int = 60,
+) -> Path:
+    """Heatmap of weights (rows: countries, columns: named weights), saved as a PNG.
+
+    Countries are ordered by the dendrogram so that similar rewards sit together.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)[:max_countries]
+    names = list(countries)[:max_countries]
+    order = (
+        dendrogram(linkage(_rows(rows, True), "ward"), no_plot=True)["leaves"]
+        if len(rows) > 1
+        else [0]
+    )
+    limit = float(np.percentile(np.abs(rows), 98)) or 1.0
+    figure, axis = plt.subplots(figsize=(min(2 + 0.12 * rows.shape[1], 40), 2 + 0.18 * len(rows)))
+    image = axis.imshow(rows[order], aspect="auto", cmap="RdBu_r", vmin=-limit, vmax=limit)
+    axis.set_yticks(range(len(order)), [names[i] for i in order], fontsize=6)
+    axis.set_xticks(range(rows.shape[1]), list(weight_names), rotation=90, fontsize=5)
+    figure.colorbar(image, ax=axis, label="weight")
+    axis.set_title("Learned reward weights")
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def plot_dendrogram(theta: np.ndarray, countries: Sequence[str], path: str | Path) -> Path:
+    """Dendrogram of countries' rewards (Ward linkage), saved as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if len(theta) < 2:
+        raise ValueError("a dendrogram needs at least two countries")
+    tree = linkage(_rows(theta, True), method="ward")
+    figure, axis = plt.subplots(figsize=(max(6, 0.12 * len(theta)), 5))
+    dendrogram(tree, labels=list(countries), ax=axis, leaf_font_size=6)
+    axis.set_ylabel("Ward distance (z-scored weights)")
+    axis.set_title("Countries clustered by learned reward")
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path

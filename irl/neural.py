@@ -1,0 +1,159 @@
+"""Neural MaxEnt IRL: an MLP reward r_ψ(s, a), trained with the exact MaxEnt gradient.
+
+The MaxEnt log-likelihood's gradient with respect to the reward table is
+``counts(s, a) − occupancy(s, a)`` (expert minus model visits, :func:`irl.mdp.occupancy`);
+the chain rule carries it into the network: ∇_ψ ℓ = Σ_{s,a} (counts − occupancy) ∇_ψ r_ψ(s, a).
+Each step runs the exact soft value iteration of the current reward, so the network learns
+non-linear preferences on the same MDPs, demonstrations and feature inputs as
+:func:`irl.maxent.fit_maxent` (at horizon 1: a neural multinomial logit).
+
+Example:
+    >>> import numpy as np
+    >>> from irl.maxent import decision_problem
+    >>> x = np.random.default_rng(0).random((50, 2))
+    >>> mdp, features, expert = decision_problem([x], [(x[:, 0] > 0.5).astype(int)])
+    >>> reward = NeuralReward(2, 2, epochs=50).fit(mdp, x, expert)
+    >>> reward.action_probs(x[:3]).shape
+    (3, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from irl.maxent import ExpertStatistics
+from irl.mdp import TabularMDP, occupancy, soft_value_iteration
+
+__all__ = ["NeuralReward"]
+
+
+class NeuralReward:
+    """An MLP from state inputs x(s) to one reward per action, fitted by MaxEnt IRL.
+
+    Args:
+        n_inputs: width k of the inputs x(s) (observation or state features).
+        n_actions: number of actions A.
+        hidden: hidden layer widths (tanh).
+        l2: weight decay of the network parameters (per demonstrated step).
+        lr: Adam learning rate.
+        epochs: full-batch gradient steps (each runs one exact soft value iteration).
+        seed: seed of the initial weights.
+    """
+
+    def __init__(
+        self,
+        n_inputs: int,
+        n_actions: int,
+        hidden: Sequence[int] = (32,),
+        *,
+        l2: float = 1e-4,
+        lr: float = 1e-2,
+        epochs: int = 300,
+        seed: int = 0,
+    ) -> None:
+        import torch
+
+        if n_inputs < 1 or n_actions < 1 or epochs < 1 or l2 < 0 or lr <= 0:
+            raise ValueError("n_inputs, n_actions and epochs must be ≥ 1, l2 ≥ 0 and lr > 0")
+        generator = torch.Generator().manual_seed(seed)
+        layers: list[torch.nn.Module] = []
+        width = n_inputs
+        for size in hidden:
+            layers += [torch.nn.Linear(width, size), torch.nn.Tanh()]
+            width = size
+        layers.append(torch.nn.Linear(width, n_actions))
+        self.net = torch.nn.Sequential(*layers).double()
+        with torch.no_grad():
+            for parameter in self.net.parameters():
+                parameter.copy_(
+                    torch.randn(parameter.shape, generator=generator, dtype=torch.float64)
+                    * (0.5 / np.sqrt(max(parameter.shape[-1], 1)))
+                )
+        self.n_inputs, self.n_actions = n_inputs, n_actions
+        self.l2, self.lr, self.epochs = l2, lr, epochs
+        self.mean_ = np.zeros(n_inputs)
+        self.scale_ = np.ones(n_inputs)
+        self.history_: list[float] = []
+
+    def rewards(self, inputs: np.ndarray) -> np.ndarray:
+        """r_ψ(s, a) for inputs (S, k) → (S, A)."""
+        import torch
+
+        with torch.no_grad():
+            return self.net(torch.as_tensor(self._standardise(inputs))).numpy()
+
+    def action_probs(self, inputs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """One-decision MaxEnt policy softmax_a r_ψ(s, a), (N, k) → (N, A)."""
+        logits = self.rewards(np.atleast_2d(inputs))
+        if mask is not None:
+            logits = np.where(np.broadcast_to(mask, logits.shape), logits, -np.inf)
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)
+
+    def fit(
+        self,
+        mdp: TabularMDP,
+        inputs: np.ndarray,
+        expert: ExpertStatistics,
+        *,
+        progress: bool = False,
+    ) -> NeuralReward:
+        """Full-batch Adam on the MaxEnt log-likelihood per demonstrated step.
+
+        Args:
+            mdp: the MDP (or the horizon-1 decisions of :func:`irl.maxent.decision_problem`).
+            inputs: x(s) of every state, shape (S, k).
+            expert: the demonstrations' visit and start counts.
+            progress: show a progress bar over epochs.
+
+        Raises:
+            ValueError: when the inputs do not fit the MDP.
+        """
+        import torch
+
+        inputs = np.asarray(inputs, dtype=np.float64)
+        if inputs.shape != (mdp.n_states, self.n_inputs) or expert.counts.shape != mdp.mask.shape:
+            raise ValueError(
+                f"inputs must have shape ({mdp.n_states}, {self.n_inputs}) and the "
+                "expert statistics the MDP's (S, A)"
+            )
+        visits = expert.counts.sum(axis=1)
+        weights = visits / max(visits.sum(), 1e-300)
+        self.mean_ = weights @ inputs
+        spread = np.sqrt(weights @ (inputs - self.mean_) ** 2)
+        self.scale_ = np.where(spread > 1e-12, spread, 1.0)
+        x = torch.as_tensor(self._standardise(inputs))
+        optimiser = torch.optim.Adam(self.net.parameters(), lr=self.lr)
+        n_steps = expert.n_steps
+        self.history_ = []
+        for _ in tqdm(
+            range(self.epochs), desc="neural MaxEnt IRL", disable=not progress, leave=False
+        ):
+            reward = self.net(x)
+            table = reward.detach().numpy()
+            policy = soft_value_iteration(mdp, table)
+            # ℓ per step and its gradient with respect to the reward table.
+            loglik = (
+                (expert.counts * np.where(mdp.mask, table, 0.0)).sum()
+                - expert.start @ policy.values[0]
+            ) / n_steps
+            signal = torch.as_tensor(
+                (expert.counts - occupancy(mdp, policy, expert.start)) / n_steps
+            )
+            decay = sum((p**2).sum() for p in self.net.parameters())
+            loss = (
+                -(signal * torch.where(torch.as_tensor(mdp.mask), reward, 0.0)).sum()
+                + self.l2 * decay
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            self.history_.append(float(loglik))
+        return self
+
+    def _standardise(self, inputs: np.ndarray) -> np.ndarray:
+        return (np.asarray(inputs, dtype=np.float64) - self.mean_) / self.scale_

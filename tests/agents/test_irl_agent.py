@@ -1,0 +1,75 @@
+"""MaxEntIRLAgent: one country, many countries at once, the harness, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import Agent
+from agents.baselines import LogisticAgent
+from agents.irl_agent import MaxEntIRLAgent
+from benchmarks.harness import TemporalSplit, evaluate
+from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from irl.rollcall import fit_reward_model
+
+
+@pytest.fixture(scope="module")
+def assembly():
+    return generate_assembly(
+        SyntheticConfig(n_countries=5, n_blocs=2, n_sessions=5, roll_calls_per_session=40, seed=7)
+    )
+
+
+@pytest.fixture(scope="module")
+def demos(assembly):
+    return group_by_country(rollcall_demonstrations(assembly.data, with_infos=False))
+
+
+def test_is_an_agent_and_gives_distributions(demos) -> None:
+    agent = MaxEntIRLAgent(3, l2=5.0).fit(demos["Country 001"])
+    assert isinstance(agent, Agent)
+    obs = demos["Country 001"][0].obs
+    probs = agent.action_probs(obs)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+    assert agent.act(obs).shape == (len(obs),)
+    masked = agent.action_probs(obs, np.array([True, False, True]))
+    assert (masked[:, 1] == 0).all()
+
+
+def test_alone_it_is_an_l2_logistic_regression(demos) -> None:
+    """Same model family as scikit-learn's: their probabilities agree closely."""
+    mine = MaxEntIRLAgent(3, l2=1.0).fit(demos["Country 002"])
+    theirs = LogisticAgent(3, C=1.0).fit(demos["Country 002"])
+    obs = np.concatenate([d.obs[:-1] for d in demos["Country 002"]])
+    gap = np.abs(mine.action_probs(obs) - theirs.action_probs(obs)).mean()
+    assert gap < 0.03
+
+
+def test_fit_countries_fits_everyone_in_one_call(demos) -> None:
+    agents = MaxEntIRLAgent.fit_countries(demos, l2=5.0)
+    assert set(agents) == set(demos)
+    first = agents["Country 003"].action_probs(demos["Country 003"][0].obs)
+    np.testing.assert_allclose(first.sum(axis=1), 1.0)
+
+
+def test_from_a_reward_model_and_in_the_harness(assembly, demos) -> None:
+    model = fit_reward_model(assembly.data, l2=5.0, standard_errors=False)
+    agent = MaxEntIRLAgent.from_reward_model(model, "Country 004")
+    obs = demos["Country 004"][0].obs
+    np.testing.assert_allclose(agent.action_probs(obs), model.action_probs("Country 004", obs))
+    result = evaluate(
+        {"irl": lambda layout: MaxEntIRLAgent(3, layout, l2=5.0)},
+        TemporalSplit.of(assembly.data, 4),
+        progress=False,
+    )
+    assert result.table.loc[0, "accuracy"] > 0.5
+
+
+def test_errors(demos) -> None:
+    with pytest.raises(ValueError, match="not fitted"):
+        MaxEntIRLAgent().action_probs(np.zeros((1, 56)))
+    with pytest.raises(ValueError, match="no demonstrations"):
+        MaxEntIRLAgent().fit([])
+    with pytest.raises(ValueError, match="l2 must be"):
+        MaxEntIRLAgent(l2=-1.0)
