@@ -22,13 +22,17 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from agents.base import BaseAgent
+from envs.legislative.deliberation_features import DeliberationFeatureMap
 from envs.legislative.demonstrations import Demonstration
-from envs.legislative.spaces import ObservationLayout
+from envs.legislative.dynamics import EmpiricalDynamics
+from envs.legislative.spaces import Action, ObservationLayout
+from irl.deliberation import DeliberationProblem
 from irl.maxent import Shrinkage
+from irl.mdp import soft_value_iteration
 from irl.reward_model import RewardModel
 from irl.rollcall import fit_demonstrations
 
-__all__ = ["MaxEntIRLAgent"]
+__all__ = ["MaxEntDeliberationAgent", "MaxEntIRLAgent"]
 
 
 class MaxEntIRLAgent(BaseAgent):
@@ -106,6 +110,12 @@ class MaxEntIRLAgent(BaseAgent):
         agent.theta_ = model.weights(country).copy()
         return agent
 
+    def reward_matrix(self, obs: np.ndarray) -> np.ndarray:
+        """The learned reward θ·φ(s, a) of every action, (N, d) → (N, A)."""
+        if self.theta_ is None:
+            raise ValueError("MaxEntIRLAgent is not fitted: call fit() or fit_countries() first")
+        return self.theta_[:, 0] + np.atleast_2d(obs).astype(np.float64) @ self.theta_[:, 1:].T
+
     def _check_actions(self, n_actions: int) -> None:
         if n_actions != self.n_actions:
             raise ValueError(
@@ -113,9 +123,76 @@ class MaxEntIRLAgent(BaseAgent):
             )
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:
-        if self.theta_ is None:
-            raise ValueError("MaxEntIRLAgent is not fitted: call fit() or fit_countries() first")
-        logits = self.theta_[:, 0] + obs.astype(np.float64) @ self.theta_[:, 1:].T
+        logits = self.reward_matrix(obs)
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return probs / probs.sum(axis=1, keepdims=True)
+
+
+class MaxEntDeliberationAgent(BaseAgent):
+    """Soft-optimal policy of a country's learned ``Deliberation-v0`` reward (multi-step IRL).
+
+    The reward r(s, a) = θ·φ_D(s, a) (:mod:`envs.legislative.deliberation_features`) is fitted
+    by MaxEnt IRL on the tabular Deliberation MDPs of :mod:`irl.deliberation` (transitions from
+    the other countries' fitted dynamics); the policy is that of exact soft value iteration,
+    so a reward that values loyalty or bandwagoning makes the agent cosponsor with the later
+    votes in view. Fit many countries at once with :meth:`fit_countries`.
+    """
+
+    name = "maxent-irl (deliberation)"
+
+    def __init__(self, n_actions: int = 5, layout: ObservationLayout | None = None) -> None:
+        super().__init__(n_actions, layout)
+        self.country_: str | None = None
+
+    @classmethod
+    def fit_countries(
+        cls,
+        demos_by_country: Mapping[str, Sequence[Demonstration]],
+        *,
+        layout: ObservationLayout,
+        dynamics: EmpiricalDynamics,
+        patterns: np.ndarray,
+        l2: float = 10.0,
+        shrinkage: Shrinkage = "global",
+    ) -> dict[str, MaxEntDeliberationAgent]:
+        """Fit every country in one stacked MaxEnt fit.
+
+        Args:
+            demos_by_country: complete (three-stage) demonstrations per country.
+            layout: the env's observation names.
+            dynamics: the other countries' behaviour the MDPs are built from.
+            patterns: every issue pattern the agents will see, (P, 6) bool.
+            l2: prior precision on standardised weights.
+            shrinkage: prior mean of each country's weights ("global", "none").
+        """
+        countries = list(demos_by_country)
+        problem = DeliberationProblem.build(dynamics, patterns, countries)
+        demos = [demo for country in countries for demo in demos_by_country[country]]
+        states, actions = problem.trajectories(demos, layout.names)
+        fit = problem.fit(states, actions, l2=l2, shrinkage=shrinkage, standard_errors=False)
+        policy = soft_value_iteration(problem.mdp, problem.features.rewards(fit.theta)).policy
+        feature_map = DeliberationFeatureMap(layout.names)
+        agents = {}
+        for row, country in enumerate(countries):
+            agent = cls(len(Action), layout)
+            agent.country_, agent.problem_, agent.policy_ = country, problem, policy
+            agent.theta_, agent.feature_map_ = fit.theta[row], feature_map
+            agents[country] = agent
+        return agents
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> MaxEntDeliberationAgent:
+        """Not available alone: the MDPs need the dynamics; use :meth:`fit_countries`."""
+        raise NotImplementedError("use MaxEntDeliberationAgent.fit_countries(...)")
+
+    def reward_matrix(self, obs: np.ndarray) -> np.ndarray:
+        """The learned reward of every action, (N, d) → (N, 5)."""
+        return self.feature_map_(np.atleast_2d(obs)) @ self.theta_.reshape(-1)
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        if self.country_ is None:
+            raise ValueError("MaxEntDeliberationAgent is not fitted: call fit_countries() first")
+        step, state = self.problem_.observation_states(
+            obs, self._require_layout().names, self.country_
+        )
+        return self.policy_[step, state]

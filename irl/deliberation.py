@@ -131,33 +131,43 @@ class DeliberationProblem:
             raise ValueError("an issue pattern has no MDP: build the problem with every pattern")
         return match.argmax(axis=1)
 
+    def observation_states(
+        self, obs: np.ndarray, layout: Sequence[str], country: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Step (N,) and tabular state (N,) of ``Deliberation-v0`` observations of a country.
+
+        An observation carries everything the state needs: the stage, the issue pattern,
+        one's own cosponsorship and the support share (sponsor share before the committee
+        vote, committee yes share before the plenary vote).
+        """
+        names = tuple(layout)
+        index = {name: names.index(name) for name in names}
+        if country not in self.countries:
+            raise ValueError(f"{country!r} is not among the problem's countries")
+        obs = np.atleast_2d(obs)
+        stage_columns = [index[f"stage_{s}"] for s in ("draft", "committee", "plenary")]
+        step = obs[:, stage_columns].argmax(axis=1)
+        patterns = self.pattern_index(obs[:, [index[f"issue_{c}"] for c in ISSUE_CODES]] > 0.5)
+        base = np.array([self.draft_state(self.countries.index(country), int(p)) for p in patterns])
+        own = (obs[:, index["own_cosponsor"]] > 0.5).astype(np.int64)
+        sponsor_bin = np.searchsorted(SPONSOR_SHARE_EDGES, obs[:, index["sponsor_share"]], "right")
+        yes_bin = np.searchsorted(YES_SHARE_EDGES, obs[:, index["committee_yes"]], "right")
+        offset = np.select(
+            [step == Stage.DRAFT, step == Stage.COMMITTEE_VOTE],
+            [0, _committee_state(own, sponsor_bin)],
+            _plenary_state(own, yes_bin),
+        )
+        return step, base + offset
+
     def trajectories(
         self, demos: Sequence[Demonstration], layout: Sequence[str]
     ) -> tuple[np.ndarray, np.ndarray]:
         """Tabular (states (N, 4), actions (N, 3)) of ``Deliberation-v0`` demonstrations."""
-        names = tuple(layout)
-        index = {name: names.index(name) for name in names}
-        issue_columns = [index[f"issue_{c}"] for c in ISSUE_CODES]
-        country_of = {c: i for i, c in enumerate(self.countries)}
         states = np.empty((len(demos), HORIZON + 1), dtype=np.int64)
         actions = np.empty((len(demos), HORIZON), dtype=np.int64)
         for n, demo in enumerate(demos):
-            if demo.country not in country_of:
-                raise ValueError(f"{demo.country!r} is not among the problem's countries")
-            obs = demo.obs
-            pattern = self.pattern_index(obs[:1, issue_columns] > 0.5)[0]
-            base = self.draft_state(country_of[demo.country], int(pattern))
-            own = int(obs[1, index["own_cosponsor"]] > 0.5)
-            sponsor_bin = int(
-                np.searchsorted(SPONSOR_SHARE_EDGES, obs[1, index["sponsor_share"]], "right")
-            )
-            yes_bin = int(np.searchsorted(YES_SHARE_EDGES, obs[2, index["committee_yes"]], "right"))
-            states[n] = [
-                base,
-                base + _committee_state(own, sponsor_bin),
-                base + _plenary_state(own, yes_bin),
-                base + _plenary_state(own, yes_bin),
-            ]
+            _, visited = self.observation_states(demo.obs[:HORIZON], layout, demo.country)
+            states[n] = [*visited, visited[-1]]  # the absorbing end repeats the last state
             actions[n] = demo.acts
         return states, actions
 

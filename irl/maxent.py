@@ -44,7 +44,10 @@ __all__ = [
 ]
 
 Shrinkage = Literal["none", "global", "bloc"]
-_PRIOR_ON_MEANS = 1e-4  # prior precision of a pooled (bloc or global) fit, relative to λ
+# Prior precision of a pooled (bloc or global) fit, relative to λ. The pooled fit sees G
+# groups' data, so the same λ weighs G times less there; below that, (nearly) separable
+# directions of multi-step problems diverge and drag every group's prior mean with them.
+_PRIOR_ON_MEANS = 1.0
 
 
 @dataclass(frozen=True)

@@ -143,8 +143,10 @@ def deliberation_demonstrations(
     records: ResolutionRecords,
     countries: Iterable[str] | None = None,
     *,
+    history: RollCallData | None = None,
     feature_config: FeatureConfig | None = None,
     from_first_recorded: bool = False,
+    draft_only: bool = False,
 ) -> list[Demonstration]:
     """One demonstration per (country, resolution) whose stages are recorded.
 
@@ -154,7 +156,13 @@ def deliberation_demonstrations(
     Args:
         records: the resolution records.
         countries: which countries (default all).
+        history: plenary votes describing the past (default: the records' own plenary votes,
+            each session described by the sessions before it). Pass the training records'
+            ``plenary_history()`` to describe a test period as a forecast.
         feature_config: feature settings (must match the env's).
+        draft_only: one DRAFT step per (country, resolution) whose sponsorship is recorded,
+            whatever is recorded after it (draft records list sponsors but no votes); the
+            episode does not end there (``terminal`` is False).
         from_first_recorded: False (default): only (country, resolution) pairs whose three
             stages are all recorded, each starting at DRAFT. True: every pair whose last
             stages are recorded starts at the first stage of that recorded run (roll-call
@@ -162,7 +170,9 @@ def deliberation_demonstrations(
             step long); the state before it shows that stage with the unrecorded earlier
             stages left at zero, as an env observation never would.
     """
-    features = RollCallFeatures(records.resolutions, history=records.plenary_history(),
+    if draft_only and from_first_recorded:
+        raise ValueError("choose draft_only or from_first_recorded, not both")
+    features = RollCallFeatures(records.resolutions, history=history or records.plenary_history(),
                                 config=feature_config or FeatureConfig())  # fmt: skip
     stages = (
         (Stage.DRAFT, records.sponsors),
@@ -171,6 +181,10 @@ def deliberation_demonstrations(
     )
     first_stage = first_recorded_stages(records)
     usable = first_stage < len(stages) if from_first_recorded else first_stage == 0
+    if draft_only:
+        first_stage = np.zeros_like(first_stage)
+        usable = records.sponsors != NOT_RECORDED
+    replayed = slice(0, 1) if draft_only else slice(None)
     all_masks = np.stack([action_mask(stage) for stage, _ in stages])
     meta = {key: records.resolutions[key].to_numpy()
             for key in ("rcid", "symbol", "session", "short", "descr")}  # fmt: skip
@@ -185,18 +199,16 @@ def deliberation_demonstrations(
         content = features.for_country(name)
         for column in np.flatnonzero(usable[row]):
             first = int(first_stage[row, column])
-            own = tuple(int(matrix[row, column]) for _, matrix in stages[first:])
+            run = stages[first:][replayed]
+            own = tuple(int(matrix[row, column]) for _, matrix in run)
             key = (int(column), first, *own)
             if key not in replays:
-                replays[key] = replay_states(stages[first:], column, row, first)
+                replays[key] = replay_states(run, column, row, first)
             states, tallies = replays[key]
             obs = np.empty((len(own) + 1, n_features + len(STATE_NAMES)), dtype=np.float32)
             obs[:, :n_features] = content[column]
             obs[:, n_features:] = states
-            acts = [
-                _action_of(stage, code)
-                for (stage, _), code in zip(stages[first:], own, strict=True)
-            ]
+            acts = [_action_of(stage, code) for (stage, _), code in zip(run, own, strict=True)]
             infos = tuple(
                 {
                     "country": name, "rcid": int(meta["rcid"][column]),
@@ -205,10 +217,11 @@ def deliberation_demonstrations(
                     "stage": stage.name, "action_mask": all_masks[first + t],
                     "recorded_action": acts[t], "tally": dict(tallies[t]),
                 }
-                for t, (stage, _) in enumerate(stages[first:])
+                for t, (stage, _) in enumerate(run)
             )  # fmt: skip
             demos.append(Demonstration(name, obs, np.array(acts, dtype=np.int64),
-                                       all_masks[first:].copy(), infos))  # fmt: skip
+                                       all_masks[first : first + len(run)].copy(), infos,
+                                       terminal=not draft_only))  # fmt: skip
     return demos
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from imitation.data.types import Trajectory
 
 from envs.errors import DataError
 from envs.legislative.data import ABSENT, Vote
-from envs.legislative.deliberation import DeliberationEnv
+from envs.legislative.deliberation import STATE_NAMES, DeliberationEnv
 from envs.legislative.demonstrations import (
     Demonstration,
     deliberation_demonstrations,
@@ -17,7 +19,12 @@ from envs.legislative.demonstrations import (
     rollcall_demonstrations,
     to_imitation,
 )
-from envs.legislative.resolutions import generate_resolution_records, records_from_roll_calls
+from envs.legislative.features import RollCallFeatures
+from envs.legislative.resolutions import (
+    NOT_RECORDED,
+    generate_resolution_records,
+    records_from_roll_calls,
+)
 from envs.legislative.rollcall import RollCallEnv
 from envs.legislative.spaces import Action, Stage, action_mask
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -240,3 +247,38 @@ def test_demonstration_validation(change, message):
 def test_a_valid_demonstration():
     demo = Demonstration(**_parts())
     assert len(demo) == 3 and demo.terminal and demo.infos == ()
+
+
+def test_draft_only_demonstrations_of_sponsor_lists(records):
+    """Draft records list sponsors and nothing else: one DRAFT step each, not terminal."""
+    unrecorded = np.full_like(records.committee, NOT_RECORDED)
+    drafts = replace(records, committee=unrecorded, plenary=unrecorded.copy())
+    assert deliberation_demonstrations(drafts, ["Country 001"]) == []  # nothing complete
+    demos = deliberation_demonstrations(drafts, ["Country 001"], draft_only=True)
+    assert len(demos) == records.n_resolutions
+    sponsor_share = STATE_NAMES.index("sponsor_share") - len(STATE_NAMES)
+    for column, demo in enumerate(demos):
+        assert len(demo) == 1 and not demo.terminal
+        sponsored = records.sponsors[records.country_index("Country 001"), column] == 1
+        assert demo.acts[0] == (Action.COSPONSOR if sponsored else Action.NO_ACTION)
+        assert demo.obs[1, sponsor_share] == pytest.approx(
+            (records.sponsors[:, column] == 1).mean()
+        )
+    with pytest.raises(ValueError, match="draft_only or from_first_recorded"):
+        deliberation_demonstrations(drafts, draft_only=True, from_first_recorded=True)
+
+
+def test_deliberation_demonstrations_of_a_test_period_use_the_given_history(records):
+    sessions = records.resolutions["session"].to_numpy()
+    train, test = (
+        records.select(np.flatnonzero(sessions <= 3)),
+        records.select(np.flatnonzero(sessions > 3)),
+    )
+    demos = deliberation_demonstrations(test, ["Country 002"], history=train.plenary_history())
+    expected = RollCallFeatures(test.resolutions, history=train.plenary_history()).for_country(
+        "Country 002"
+    )
+    n = expected.shape[1]
+    np.testing.assert_array_equal(np.stack([d.obs[0, :n] for d in demos]), expected[: len(demos)])
+    own = deliberation_demonstrations(test, ["Country 002"])  # described by its own past instead
+    assert not np.array_equal(own[-1].obs[0, :n], demos[-1].obs[0, :n])
