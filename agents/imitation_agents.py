@@ -1,16 +1,19 @@
 """Reference agents from the ``imitation`` library, behind the agent protocol.
 
-:class:`BCAgent` is imitation's behavioural cloning (``imitation.algorithms.bc.BC``) trained
-on one country's demonstrations; its action probabilities are those of the learned policy.
-Imitation is quiet here: its logger writes to a temporary folder and its progress bar is off
-unless asked for.
+:class:`BCAgent` is imitation's behavioural cloning (``imitation.algorithms.bc.BC``);
+:class:`AdversarialAgent` is GAIL or AIRL (``imitation.algorithms.adversarial``) with an SB3
+PPO generator trained in an env built for the country. Both are fitted on one country's
+demonstrations; their action probabilities are those of the learned policy. Imitation is
+quiet here: its logger writes to a temporary folder and progress bars are off unless asked.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Literal
 
+import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -19,7 +22,7 @@ from agents.base import BaseAgent, stack_demonstrations
 from envs.legislative.demonstrations import Demonstration, to_imitation
 from envs.legislative.spaces import ObservationLayout
 
-__all__ = ["BCAgent"]
+__all__ = ["AdversarialAgent", "BCAgent"]
 
 
 class BCAgent(BaseAgent):
@@ -65,6 +68,81 @@ class BCAgent(BaseAgent):
             )
             trainer.train(n_epochs=self.n_epochs, progress_bar=self.progress, log_interval=10**9)
         self.policy_ = trainer.policy.eval()
+        return self
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            distribution = self.policy_.get_distribution(torch.as_tensor(obs, dtype=torch.float32))
+            return distribution.distribution.probs.numpy().astype(np.float64)
+
+
+class AdversarialAgent(BaseAgent):
+    """GAIL or AIRL (imitation) on one country's demonstrations, with a PPO generator.
+
+    The generator acts in ``make_env(demonstrations)`` (e.g. ``Deliberation-v0`` for the
+    country); the discriminator tells its transitions from the demonstrated ones. AIRL's
+    discriminator is a shaped reward network, GAIL's a plain one.
+
+    Args:
+        n_actions: number of actions A.
+        layout: observation names.
+        make_env: builds the generator's env from the country's demonstrations.
+        algorithm: "gail" or "airl".
+        total_timesteps: generator environment steps.
+        seed: seeds imitation's ``rng``, torch and PPO.
+        n_steps: PPO rollout length (also the generator's steps per round).
+    """
+
+    name = "imitation adversarial"
+
+    def __init__(
+        self, n_actions: int = 5, layout: ObservationLayout | None = None, *,
+        make_env: Callable[[Sequence[Demonstration]], gym.Env],
+        algorithm: Literal["gail", "airl"] = "gail", total_timesteps: int = 8192, seed: int = 0,
+        n_steps: int = 512,
+    ) -> None:  # fmt: skip
+        super().__init__(n_actions, layout)
+        if algorithm not in ("gail", "airl"):
+            raise ValueError(f"algorithm must be 'gail' or 'airl', got {algorithm!r}")
+        self.make_env, self.algorithm = make_env, algorithm
+        self.total_timesteps, self.seed, self.n_steps = total_timesteps, seed, n_steps
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> AdversarialAgent:
+        """Train the generator against the discriminator on the demonstrations."""
+        from imitation.algorithms.adversarial.airl import AIRL
+        from imitation.algorithms.adversarial.gail import GAIL
+        from imitation.rewards.reward_nets import BasicRewardNet, BasicShapedRewardNet
+        from imitation.util import logger as imitation_logger
+        from imitation.util.networks import RunningNorm
+        from stable_baselines3 import PPO
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        if not demonstrations:
+            raise ValueError("no demonstrations to fit on")
+        torch.manual_seed(self.seed)
+        venv = DummyVecEnv([lambda: self.make_env(demonstrations)])
+        venv.seed(self.seed)
+        learner = PPO("MlpPolicy", venv, n_steps=self.n_steps, batch_size=64, seed=self.seed,
+                      device="cpu", verbose=0)  # fmt: skip
+        net_class, trainer_class = (
+            (BasicRewardNet, GAIL) if self.algorithm == "gail" else (BasicShapedRewardNet, AIRL)
+        )
+        reward_net = net_class(venv.observation_space, venv.action_space,
+                               normalize_input_layer=RunningNorm)  # fmt: skip
+        with tempfile.TemporaryDirectory() as folder:
+            trainer = trainer_class(
+                demonstrations=to_imitation(demonstrations),
+                demo_batch_size=min(256, sum(len(d) for d in demonstrations)),
+                gen_replay_buffer_capacity=self.n_steps,
+                n_disc_updates_per_round=4,
+                venv=venv,
+                gen_algo=learner,
+                reward_net=reward_net,
+                custom_logger=imitation_logger.configure(folder, format_strs=[]),
+            )
+            trainer.train(self.total_timesteps)
+        self.policy_ = learner.policy.eval()
+        venv.close()
         return self
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:

@@ -8,9 +8,10 @@ Example:
 """
 
 from benchmarks.suites.base import AgentSpec, Options, Suite, SuiteResult, Task, Truth, run_suite
+from benchmarks.suites.deliberation import DELIBERATION
 from benchmarks.suites.rollcall import SYNTHETIC, UNVOTES
 
-SUITES: dict[str, Suite] = {suite.name: suite for suite in (SYNTHETIC, UNVOTES)}
+SUITES: dict[str, Suite] = {suite.name: suite for suite in (SYNTHETIC, UNVOTES, DELIBERATION)}
 """Every suite, by name."""
 
 __all__ = ["SUITES", "AgentSpec", "Options", "Suite", "SuiteResult", "Task", "Truth", "run_suite"]

@@ -191,6 +191,7 @@ class SuiteResult:
         source: where the data came from.
         countries: the evaluated countries.
         class_balance: action shares among the held-out decisions.
+        chance_log_loss: log-loss of a uniform guess among each decision's valid actions.
         table: one row per agent: metrics, 95% intervals (``<metric>_ci``), the paired test
             against the best baseline, extra columns, timings, countries and decisions used.
         calibration: per agent, the reliability curve (confidence, accuracy, count).
@@ -204,6 +205,7 @@ class SuiteResult:
     source: str
     countries: tuple[str, ...]
     class_balance: dict[str, float]
+    chance_log_loss: float
     table: pd.DataFrame
     calibration: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     predictions: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
@@ -213,13 +215,13 @@ class SuiteResult:
         """The table as Markdown, under the split, class balance and chance level."""
         from benchmarks.report import markdown_table
 
-        n_actions = len(self.class_balance)
         balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
         best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
         header = (
             f"{self.description}. Data: {self.source}.\n"
             f"Split: {self.split}; {len(self.countries)} countries.\n"
-            f"Held-out class balance: {balance}. Chance: log-loss {np.log(max(n_actions, 1)):.3f}."
+            f"Held-out class balance: {balance}. Chance (uniform over valid actions): "
+            f"log-loss {self.chance_log_loss:.3f}."
             " In brackets: 95% bootstrap intervals over roll calls."
             + (f" Δ and p: log-loss against the best baseline ({best}), paired bootstrap."
                if best else "")
@@ -349,6 +351,8 @@ def _score(
     _paired_tests(table, specs, predictions, task, rng, options.n_bootstrap)
     y_all = np.concatenate([task.test_arrays(c)[1] for c in task.countries])
     balance = np.bincount(y_all, minlength=task.n_actions) / len(y_all)
+    masks = np.concatenate([task.test_arrays(c)[2] for c in task.countries])
+    chance = float(np.log(masks.sum(axis=1)).mean())
     calibration, stacked = {}, {}
     for name, prediction in predictions.items():
         y, probs, _ = _stack(task, prediction)
@@ -357,7 +361,7 @@ def _score(
     return SuiteResult(
         suite.name, suite.description, task.split, task.source, task.countries,
         {a: float(b) for a, b in zip(task.action_names, balance, strict=True) if b > 0},
-        table, calibration, stacked,
+        chance, table, calibration, stacked,
     )  # fmt: skip
 
 

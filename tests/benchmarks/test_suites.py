@@ -82,3 +82,31 @@ def test_same_seed_same_numbers_other_seed_other_intervals():
     c = run_suite(suite, Options(quick=True, n_bootstrap=50, seed=1), progress=False).table
     assert a["log_loss_ci"].tolist() == b["log_loss_ci"].tolist()
     assert a["log_loss_ci"].tolist() != c["log_loss_ci"].tolist()
+
+
+def test_deliberation_suite_scores_masked_multi_step_decisions():
+    cheap = ("random", "majority", "maxent-irl (multi-step)")
+    result = run_suite(_restricted(SUITES["deliberation"], cheap), QUICK, progress=False)
+    table = result.table.set_index("agent")
+    assert set(table.index) == set(cheap)
+    assert "cosponsor" in result.class_balance and "no_action" in result.class_balance
+    # chance is the uniform guess among valid actions (2 at the draft, 4 at a vote)
+    assert result.chance_log_loss == pytest.approx((np.log(2) + 2 * np.log(4)) / 3)
+    assert table.loc["random", "log_loss"] == pytest.approx(result.chance_log_loss)
+    assert table.loc["maxent-irl (multi-step)", "log_loss"] < table.loc["majority", "log_loss"]
+
+
+@pytest.mark.real_data
+def test_deliberation_suite_on_the_real_un_documents():
+    from envs.paths import documents_dir
+
+    folder = documents_dir()
+    if folder is None:
+        pytest.skip("the real UN documents are absent ($ASSEMBLY_GYM_DATA or ../shared/data)")
+    options = Options(data=str(folder), n_bootstrap=50)
+    result = run_suite(
+        _restricted(SUITES["deliberation"], ("majority", "random")), options, progress=False
+    )
+    assert "cosponsorship" in result.split
+    assert set(result.class_balance) == {"cosponsor", "no_action"}  # draft decisions only
+    assert len(result.countries) > 100

@@ -1,0 +1,185 @@
+"""The deliberation suite: multi-step decisions of ``Deliberation-v0``.
+
+Synthetic (default): the synthetic assembly's resolutions from draft to plenary, trained on
+its first three quarters of sessions and tested on the rest, test observations described by
+the training period's votes only. Every decision is scored: cosponsor or not, then the
+committee and plenary votes. Agents include the multi-step MaxEnt-IRL policy, imitation's
+GAIL and AIRL (a PPO generator in ``Deliberation-v0``) and sb3-contrib's MaskablePPO trained
+inside ``Simulator-v0`` (a learned world model) on each country's learned reward.
+
+Real (``--data``): the UN documents of 2023 record sponsor lists of Third Committee drafts
+but hardly any votes, so the real task is the one they support: who cosponsors the later
+drafts (by date), learned from the earlier ones.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.suites.base import AgentSpec, Options, Suite, Task, per_country
+from benchmarks.suites.catalog import baseline_specs, bc_spec
+from envs.errors import DataError
+from envs.legislative.data import ISSUE_CODES
+from envs.legislative.deliberation import STATE_NAMES, DeliberationEnv, resolution_records
+from envs.legislative.demonstrations import deliberation_demonstrations, group_by_country
+from envs.legislative.documents import load_trajectories
+from envs.legislative.dynamics import EmpiricalDynamics
+from envs.legislative.features import feature_names
+from envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
+from envs.legislative.spaces import Action, ObservationLayout
+from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from envs.paths import documents_dir
+
+__all__ = ["DELIBERATION", "deliberation_task"]
+
+ACTIONS = tuple(a.name.lower() for a in Action)
+LAYOUT = ObservationLayout((*feature_names(), *STATE_NAMES))
+
+
+def deliberation_task(
+    name: str, records: ResolutionRecords, train_columns: np.ndarray, options: Options, *,
+    draft_only: bool, split: str,
+) -> Task:  # fmt: skip
+    """Demonstrations of the training and test resolutions, test described by training votes."""
+    test_columns = np.setdiff1d(np.arange(records.n_resolutions), train_columns)
+    train, test = records.select(train_columns), records.select(test_columns)
+    countries = options.countries or records.country_names
+    history = train.plenary_history()
+    train_demos = group_by_country(
+        deliberation_demonstrations(train, countries, draft_only=draft_only)
+    )
+    test_demos = group_by_country(
+        deliberation_demonstrations(test, countries, history=history, draft_only=draft_only)
+    )
+    both = [c for c in countries if c in train_demos and c in test_demos]
+    if not both:
+        raise DataError(records.source, "no country has decisions in both periods")
+    groups = {
+        c: np.concatenate([[i["rcid"] for i in d.infos] for d in test_demos[c]]) for c in both
+    }
+    context = {
+        "train_records": train,
+        "patterns": records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(bool),
+    }
+    return Task(
+        name, "assembly/Deliberation-v0", LAYOUT, ACTIONS, {c: train_demos[c] for c in both},
+        {c: test_demos[c] for c in both}, groups, split, records.source, options.seed,
+        None, context,
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=2)
+def _synthetic_records(seed: int, quick: bool) -> ResolutionRecords:
+    size = dict(n_countries=8, n_sessions=6) if quick else {}
+    return resolution_records(generate_assembly(SyntheticConfig(seed=seed, **size)))
+
+
+def _documents_folder(data: str) -> Path:
+    """The UN documents: ``data`` itself, or the ``un_documents`` folder beside it."""
+    path = Path(data)
+    for candidate in (path, path.parent / "un_documents", path / "un_documents"):
+        if candidate.is_dir() and any(candidate.glob("*.marcxml*")):
+            return candidate
+    found = documents_dir()
+    if found is None:
+        raise DataError(data, "no UN documents (MARC21-XML drafts) in or beside this folder")
+    return found
+
+
+def _make_task(options: Options) -> Task:
+    if options.data is None:
+        records = _synthetic_records(options.seed, options.quick)
+        sessions = records.resolutions["session"].to_numpy()
+        last = options.last_train_session or int(np.quantile(np.unique(sessions), 0.75))
+        split = f"train sessions ≤ {last}, test sessions > {last}"
+        return deliberation_task("deliberation", records, np.flatnonzero(sessions <= last),
+                                 options, draft_only=False, split=split)  # fmt: skip
+    records = records_from_trajectories(load_trajectories(_documents_folder(options.data)))
+    dates = records.resolutions["date"].to_numpy()
+    cut = np.quantile(dates.astype("datetime64[D]").astype(np.int64), 0.7)
+    train = np.flatnonzero(dates.astype("datetime64[D]").astype(np.int64) <= cut)
+    split = f"drafts up to {np.datetime64(int(cut), 'D')} train, later drafts test (cosponsorship)"
+    return deliberation_task("deliberation", records, train, options, draft_only=True, split=split)
+
+
+def _env_factory(task: Task):
+    """Deliberation-v0 of one country on the training records (the generator's env)."""
+    records = task.context["train_records"]
+    dynamics = EmpiricalDynamics.fit(records)
+    return lambda demos: DeliberationEnv(records, country=demos[0].country, dynamics=dynamics)
+
+
+def _irl_fit(task: Task, countries: Sequence[str]):
+    from agents.irl_agent import MaxEntDeliberationAgent
+
+    return MaxEntDeliberationAgent.fit_countries(
+        {c: task.train[c] for c in countries}, layout=task.layout,
+        dynamics=EmpiricalDynamics.fit(task.context["train_records"]),
+        patterns=task.context["patterns"],
+    )  # fmt: skip
+
+
+def _adversarial_spec(task: Task, algorithm: str, options: Options) -> AgentSpec:
+    steps = 1024 if options.quick else 8192
+
+    def make(task: Task):
+        from agents.imitation_agents import AdversarialAgent
+
+        return AdversarialAgent(task.n_actions, task.layout, make_env=_env_factory(task),
+                                algorithm=algorithm, total_timesteps=steps, seed=task.seed,
+                                n_steps=512 if not options.quick else 256)  # fmt: skip
+
+    return AgentSpec(f"imitation {algorithm.upper()}", per_country(make), max_countries=3)
+
+
+def _simulator_ppo_fit(task: Task, countries: Sequence[str], *, steps: int):
+    """MaskablePPO in Simulator-v0 (a world model of the training period) on learned rewards."""
+    from agents.sb3 import PolicyAgent
+    from envs.legislative.deliberation_features import DeliberationFeatureMap
+    from envs.legislative.rewards import LinearReward
+    from envs.simulator import SimulatorEnv
+    from world_models.empirical import EmpiricalModel
+    from world_models.transitions import deliberation_transitions
+
+    rewarded = _irl_fit(task, countries)
+    model = EmpiricalModel().fit(deliberation_transitions(task.context["train_records"]))
+    phi = DeliberationFeatureMap(task.layout.names)
+    agents = {}
+    for country in countries:
+        reward = LinearReward(rewarded[country].theta_, phi)
+
+        def make_env(demos, reward=reward):
+            return SimulatorEnv(model, reward_fn=reward)
+
+        agent = PolicyAgent(task.n_actions, task.layout, total_timesteps=steps, seed=task.seed,
+                            n_steps=256, algorithm="maskable_ppo", make_env=make_env)  # fmt: skip
+        agents[country] = agent.fit(task.train[country])
+    return agents
+
+
+def _agents(task: Task, options: Options) -> list[AgentSpec]:
+    specs = [*baseline_specs(task, yes_action=Action.YES, vote_actions=(1, 2, 3)),
+             bc_spec(task, max_countries=10)]  # fmt: skip
+    if options.data is not None:
+        return specs  # draft decisions only: the multi-step learners need whole resolutions
+    steps = 1024 if options.quick else 10_000
+    return [
+        *specs,
+        AgentSpec("maxent-irl (multi-step)", _irl_fit, chunk=None),
+        _adversarial_spec(task, "gail", options),
+        _adversarial_spec(task, "airl", options),
+        AgentSpec("MaskablePPO in Simulator-v0 (learned reward)",
+                  functools.partial(_simulator_ppo_fit, steps=steps), max_countries=3, chunk=None),
+    ]  # fmt: skip
+
+
+DELIBERATION = Suite(
+    "deliberation",
+    "Deliberation-v0: cosponsorship and committee and plenary votes of held-out resolutions",
+    _make_task,
+    _agents,
+)
