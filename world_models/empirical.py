@@ -24,6 +24,7 @@ differ between countries (own votes) count every transition.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,16 +104,22 @@ class EmpiricalModel(HeadModel):
         n_shares = sum(isinstance(p, (ShareBinsPart, VoteSharesPart)) for p in self.schema.parts)
         return list(range(2 + n_one_hot + len(self._binary_copied) + n_shares))
 
-    @staticmethod
-    def _codes(columns: list[tuple[np.ndarray, int]], n_rows: int) -> np.ndarray:
-        """Mixed-radix code of each row's context, shape (N,) int64."""
-        code, radix = np.zeros(n_rows, dtype=np.int64), 1
-        for values, size in columns:
-            code += values.astype(np.int64) * radix
-            radix *= size
-            if radix >= _MAX_CODE:
-                raise ValueError("the context has too many combinations for int64 codes")
-        return code
+    def _level_codes(
+        self, columns: list[tuple[np.ndarray, int]], n_rows: int
+    ) -> Iterator[np.ndarray]:
+        """Mixed-radix code of each row's context at every level, coarsest first: (N,) int64.
+
+        Level k uses the first ``self._level_ends()[k]`` columns; each code extends the last.
+        """
+        code, radix, used = np.zeros(n_rows, dtype=np.int64), 1, 0
+        for end in self._level_ends():
+            for values, size in columns[used:end]:
+                code = code + values.astype(np.int64) * radix
+                radix *= size
+                if radix >= _MAX_CODE:
+                    raise ValueError("the context has too many combinations for int64 codes")
+            used = end
+            yield code
 
     # ------------------------------------------------------------------ fitting
 
@@ -130,8 +137,7 @@ class EmpiricalModel(HeadModel):
         s = self.smoothing
         tables: list[dict[str, np.ndarray]] = []
         parent_codes = None
-        for end in self._level_ends():
-            codes = self._codes(columns[:end], len(obs))
+        for codes in self._level_codes(columns, len(obs)):
             unique, inverse = np.unique(codes, return_inverse=True)
             n_keys = len(unique)
             table: dict[str, np.ndarray] = {"codes": unique}
@@ -171,8 +177,7 @@ class EmpiricalModel(HeadModel):
         n = len(obs)
         level = np.zeros(n, dtype=np.int64)
         index = np.zeros(n, dtype=np.int64)
-        for k, end in enumerate(self._level_ends()):
-            codes = self._codes(columns[:end], n)
+        for k, codes in enumerate(self._level_codes(columns, n)):
             known = self._tables[k]["codes"]
             position = np.minimum(np.searchsorted(known, codes), len(known) - 1)
             found = known[position] == codes
@@ -181,9 +186,9 @@ class EmpiricalModel(HeadModel):
         def gather(key: str) -> np.ndarray:
             first = self._tables[0][key]
             out = np.empty((n, *first.shape[1:]), dtype=np.float64)
-            for k, table in enumerate(self._tables):
+            for k in np.unique(level):  # only the levels in use: one for a single step
                 rows = level == k
-                out[rows] = table[key][index[rows]]
+                out[rows] = self._tables[k][key][index[rows]]
             return out[None]
 
         return HeadOutputs(

@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compare every agent on held-out data (suites, tables, plots)",
         description=(
             "Fit every agent of each suite on the same training data and score it on the same "
-            "held-out decisions: accuracy, macro-F1, log-loss, Brier, calibration, 95%% bootstrap "
+            "held-out decisions: accuracy, macro-F1, log-loss, Brier, calibration, 95% bootstrap "
             "intervals over roll calls, a paired test against the best baseline, timings."
         ),
     )
