@@ -11,10 +11,12 @@ Example:
 
 from irl.analysis import (
     cluster_rewards,
+    dendrogram_figure,
     plot_dendrogram,
     plot_weights_heatmap,
     reward_correlations,
     reward_distances,
+    weights_heatmap_figure,
 )
 from irl.deliberation import DeliberationProblem, PlantedDeliberation, planted_deliberation
 from irl.maxent import ExpertStatistics, MaxEntFit, decision_problem, fit_maxent, maxent_objective
@@ -50,11 +52,13 @@ __all__ = [
     "maxent_objective",
     "occupancy",
     "planted_deliberation",
+    "dendrogram_figure",
     "plot_dendrogram",
     "plot_weights_heatmap",
     "random_mdp",
     "reward_correlations",
     "reward_distances",
+    "weights_heatmap_figure",
     "sample_trajectories",
     "soft_value_iteration",
     "stack_mdps",

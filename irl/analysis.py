@@ -13,19 +13,25 @@ Example:
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
 from scipy.cluster.hierarchy import dendrogram, fcluster, linkage
 from scipy.spatial.distance import pdist, squareform
 
+from envs.persist import atomic_write_bytes
+
 __all__ = [
     "cluster_rewards",
+    "dendrogram_figure",
     "plot_dendrogram",
     "plot_weights_heatmap",
     "reward_correlations",
     "reward_distances",
+    "weights_heatmap_figure",
 ]
 
 
@@ -70,23 +76,17 @@ def cluster_rewards(theta: np.ndarray, n_clusters: int, *, standardise: bool = T
     return fcluster(tree, t=n_clusters, criterion="maxclust").astype(np.int64)
 
 
-def plot_weights_heatmap(
+def weights_heatmap_figure(
     theta: np.ndarray,
     countries: Sequence[str],
     weight_names: Sequence[str],
-    path: str | Path,
     *,
     max_countries: int = 60,
-) -> Path:
-    """Heatmap of weights (rows: countries, columns: named weights), saved as a PNG.
+) -> Figure:
+    """Heatmap of weights (rows: countries, columns: named weights).
 
     Countries are ordered by the dendrogram so that similar rewards sit together.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)[:max_countries]
     names = list(countries)[:max_countries]
     order = (
@@ -95,35 +95,51 @@ def plot_weights_heatmap(
         else [0]
     )
     limit = float(np.percentile(np.abs(rows), 98)) or 1.0
-    figure, axis = plt.subplots(figsize=(min(2 + 0.12 * rows.shape[1], 40), 2 + 0.18 * len(rows)))
+    figure = Figure(figsize=(min(2 + 0.12 * rows.shape[1], 40), 2 + 0.18 * len(rows)))
+    axis = figure.subplots()
     image = axis.imshow(rows[order], aspect="auto", cmap="RdBu_r", vmin=-limit, vmax=limit)
     axis.set_yticks(range(len(order)), [names[i] for i in order], fontsize=6)
     axis.set_xticks(range(rows.shape[1]), list(weight_names), rotation=90, fontsize=5)
     figure.colorbar(image, ax=axis, label="weight")
     axis.set_title("Learned reward weights")
     figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return figure
 
 
-def plot_dendrogram(theta: np.ndarray, countries: Sequence[str], path: str | Path) -> Path:
-    """Dendrogram of countries' rewards (Ward linkage), saved as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def dendrogram_figure(theta: np.ndarray, countries: Sequence[str]) -> Figure:
+    """Dendrogram of countries' rewards (Ward linkage on z-scored weights)."""
     if len(theta) < 2:
         raise ValueError("a dendrogram needs at least two countries")
     tree = linkage(_rows(theta, True), method="ward")
-    figure, axis = plt.subplots(figsize=(max(6, 0.12 * len(theta)), 5))
+    figure = Figure(figsize=(max(6, 0.12 * len(theta)), 5))
+    axis = figure.subplots()
     dendrogram(tree, labels=list(countries), ax=axis, leaf_font_size=6)
     axis.set_ylabel("Ward distance (z-scored weights)")
     axis.set_title("Countries clustered by learned reward")
     figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return figure
+
+
+def plot_weights_heatmap(
+    theta: np.ndarray,
+    countries: Sequence[str],
+    weight_names: Sequence[str],
+    path: str | Path,
+    *,
+    max_countries: int = 60,
+) -> Path:
+    """:func:`weights_heatmap_figure` written as a PNG, atomically."""
+    figure = weights_heatmap_figure(theta, countries, weight_names, max_countries=max_countries)
+    return _save_png(figure, path, dpi=120)
+
+
+def plot_dendrogram(theta: np.ndarray, countries: Sequence[str], path: str | Path) -> Path:
+    """:func:`dendrogram_figure` written as a PNG, atomically."""
+    return _save_png(dendrogram_figure(theta, countries), path, dpi=120)
+
+
+def _save_png(figure: Figure, path: str | Path, dpi: int) -> Path:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    atomic_write_bytes(path, buffer.getvalue())
+    return Path(path)

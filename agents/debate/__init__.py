@@ -30,7 +30,7 @@ from agents.debate.observations import (
     observations_from_demonstrations,
     rollcall_observations,
 )
-from agents.debate.plots import plot_allocations
+from agents.debate.plots import allocations_figure, plot_allocations
 from agents.debate.synthetic import plant_mixture
 from agents.debate.tendencies import (
     EPSILON,
@@ -94,6 +94,7 @@ __all__ = [
     "load_observations_json",
     "observations_from_demonstrations",
     "plant_mixture",
+    "allocations_figure",
     "plot_allocations",
     "project_bounded_simplex",
     "rollcall_observations",

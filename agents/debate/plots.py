@@ -5,34 +5,29 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
+
 from agents.debate.trainer import TrainHistory
 from envs.persist import atomic_write_bytes
 
-__all__ = ["plot_allocations"]
+__all__ = ["allocations_figure", "plot_allocations"]
 
 
-def plot_allocations(
+def allocations_figure(
     history: TrainHistory,
-    path: str | Path,
     *,
     bounds: tuple[float, float] | None = None,
     title: str | None = None,
-) -> Path:
-    """Draw every tendency's allocation per epoch and write it as a PNG, atomically.
+) -> Figure:
+    """Every tendency's allocation per epoch.
 
     Epoch 0 is the starting allocation (the first epoch's allocation minus its change).
 
     Args:
         history: a training history with at least one epoch.
-        path: the PNG to write.
         bounds: (min_allocation, max_allocation) drawn as dashed lines, if given.
         title: figure title.
-
-    Returns:
-        The path written.
     """
-    from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
-
     if not history.metrics:
         raise ValueError("the history has no epoch to plot")
     first = history.metrics[0]
@@ -53,6 +48,18 @@ def plot_allocations(
     axes.set_title(title or "Tendency allocations during debate")
     axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     figure.tight_layout()
+    return figure
+
+
+def plot_allocations(
+    history: TrainHistory,
+    path: str | Path,
+    *,
+    bounds: tuple[float, float] | None = None,
+    title: str | None = None,
+) -> Path:
+    """:func:`allocations_figure` written as a PNG to ``path``, atomically; returns the path."""
+    figure = allocations_figure(history, bounds=bounds, title=title)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     atomic_write_bytes(path, buffer.getvalue())
