@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     """Validate λ, fit and predict through the CLI, score beside the baselines."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--l2-grid", type=float, nargs="+", default=[10.0, 30.0, 100.0, 300.0, 1000.0]
+        "--l2-grid", type=float, nargs="+", default=[30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]
     )
     args = parser.parse_args(argv)
     folder = unvotes_dir()
@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     if joined["p_yes"].isna().any():
         raise SystemExit("predictions are missing for some test votes")
     probs = joined[["p_yes", "p_no", "p_abstain"]].to_numpy()
+    probs = probs / probs.sum(axis=1, keepdims=True)  # the CSV keeps 6 decimals
     ours = classification_metrics(joined["vote"].to_numpy(), probs)
     rows = [
         {"agent": row["agent"], **{m: row[m] for m in METRICS}}
