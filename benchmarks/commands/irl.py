@@ -175,9 +175,9 @@ def run_fit(args: argparse.Namespace) -> int:
     return 0
 
 
-DEFAULT_REAL_L2 = 300.0
+DEFAULT_REAL_L2 = 1000.0
 """λ for real data, chosen by ``benchmarks.irl_forecast`` inside the training sessions only
-(fit on sessions ≤ 55, best log-loss on 56–60 among 10, 30, 100, 300, 1000)."""
+(fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, …, 10,000)."""
 
 
 def run_explain(args: argparse.Namespace) -> int:
