@@ -1,0 +1,160 @@
+import numpy as np
+import pytest
+import torch
+
+from world_models.leworld import (
+    LeWorldSystem,
+    MemorylessMLP,
+    SequenceBatch,
+    evaluate_system,
+    held_out_episodes,
+    make_datasets,
+    paired_difference,
+    parse_phases,
+    phase1_loss,
+    phase3_loss,
+    sequence_mse,
+    train_leworld,
+    train_memoryless,
+    train_phase,
+)
+
+
+@pytest.fixture(scope="module")
+def data(world, tiny_config):
+    return make_datasets(world, tiny_config(), seed=0)
+
+
+def test_datasets_are_seeded_and_the_test_part_stands_alone(world, tiny_config, data):
+    again = make_datasets(world, tiny_config(), seed=0)
+    assert np.array_equal(again.train.states, data.train.states)
+    assert not np.array_equal(
+        make_datasets(world, tiny_config(), seed=1).test.states, data.test.states
+    )
+    alone = held_out_episodes(world, tiny_config(num_train_sequences=5), seed=0)
+    assert np.array_equal(alone.states, data.test.states)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", [1, 2, 3])
+def test_each_phase_reduces_its_loss_on_a_tiny_problem(world, tiny_config, data, phase):
+    epochs = {
+        1: dict(phase1_epochs=12, phase1_batch_size=8),
+        2: dict(phase2_epochs=12),
+        3: dict(phase3_epochs=8, phase3_lr=2e-3),
+    }
+    config = tiny_config(num_train_sequences=64, **epochs[phase])
+    system = LeWorldSystem(world, config, seed=0)
+    train = SequenceBatch.from_episodes(world.sample_episodes(64, np.random.default_rng(4)))
+    val = SequenceBatch.from_episodes(data.val)
+    report = train_phase(
+        system,
+        phase=phase,
+        train=train,
+        val=val,
+        progress=False,
+        generator=torch.Generator().manual_seed(0),
+    )
+    assert report.epochs == len(report.val_loss) == len(report.train_loss)
+    assert report.train_loss[-1] < 0.9 * report.train_loss[0]
+    assert min(report.val_loss) < report.val_loss[0]
+    assert system.use_query == (phase == 3)
+
+
+def test_phase_losses_have_their_parts(world, tiny_config, data):
+    system = LeWorldSystem(world, tiny_config(), seed=0)
+    batch = SequenceBatch.from_episodes(data.val)
+    _, parts = phase1_loss(system, batch.steps())
+    assert set(parts) == {"address_ce", "confidence_bce", "mse", "exact_reads"}
+    assert parts["address_ce"] == pytest.approx(np.log(4) + np.log(256) + np.log(128), rel=0.1)
+    _, parts = phase3_loss(system, batch)
+    assert parts["info_utility"] == pytest.approx(parts["mse_without"] - parts["mse_with"])
+    no_regions = SequenceBatch(batch.states, batch.c).steps()
+    with pytest.raises(ValueError, match="regions"):
+        phase1_loss(system, no_regions)
+
+
+def test_training_is_seeded_and_reports_every_phase(world, tiny_config, data):
+    config = tiny_config(phase1_epochs=1, phase2_epochs=1, phase3_epochs=1)
+    first, report = train_leworld(world, config, seed=3, data=data, progress=False)
+    second, again = train_leworld(world, config, seed=3, data=data, progress=False)
+    assert [p.phase for p in report.phases] == [1, 2, 3]
+    assert list(report.metrics) == ["untrained", "phase 1", "phase 2", "phase 3"]
+    assert [p.val_loss for p in report.phases] == [p.val_loss for p in again.phases]
+    for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    _, only_two = train_leworld(
+        world, config, phases=(2,), data=data, progress=False, evaluate=False
+    )
+    assert [p.phase for p in only_two.phases] == [2] and not only_two.metrics
+    with pytest.raises(ValueError, match="subset"):
+        train_leworld(world, config, phases=(4,))
+
+
+def test_parse_phases():
+    assert parse_phases("3,1") == (1, 3)
+    with pytest.raises(ValueError, match="subset of 1,2,3"):
+        parse_phases("1,4")
+
+
+def test_metrics_of_oracle_and_random_reads(world, tiny_config, data):
+    system = LeWorldSystem(world, tiny_config(), seed=0)
+    oracle = evaluate_system(system, data.test, read_mode="oracle")
+    random = evaluate_system(system, data.test, read_mode="random")
+    assert oracle.hit_rate == oracle.iou == 1.0
+    assert random.hit_rate < 0.5
+    assert len(oracle.horizon_mse) == 4 and all(np.isfinite(oracle.horizon_mse))  # T = 4 horizons
+    assert oracle.noise_floor == pytest.approx(0.01, rel=0.2)
+    assert len(oracle.slm_usage) == 2 and 0 <= oracle.routing_entropy <= np.log(2)
+    per_sequence = sequence_mse(system, data.test, read_mode="oracle")
+    assert per_sequence.shape == (16,) and per_sequence.mean() == pytest.approx(
+        oracle.mse, rel=1e-5
+    )
+
+
+def test_memoryless_baseline_matches_the_size_and_learns(world, tiny_config, data):
+    system = LeWorldSystem(world, tiny_config(), seed=0)
+    baseline = MemorylessMLP.like(system, state_dim=64, char_dim=32, sequence_length=4)
+    size = sum(p.numel() for p in system.parameters())
+    assert abs(sum(p.numel() for p in baseline.parameters()) - size) < 0.02 * size
+    history = train_memoryless(baseline, data.train, data.val, epochs=5, progress=False)
+    assert history[-1] < history[0]
+    assert sequence_mse(baseline, data.test).shape == (16,)
+
+
+def test_paired_difference():
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    result = paired_difference(a, a - 1.0)
+    assert result.difference == pytest.approx(1.0) and result.low == result.high == pytest.approx(
+        1.0
+    )
+    noisy = paired_difference(np.array([1.0, 2.0, 0.5]), np.array([0.0, 2.5, 0.0]))
+    assert noisy.low < noisy.difference < noisy.high
+    with pytest.raises(ValueError, match="paired"):
+        paired_difference(a, a[:2])
+
+
+def test_tensorboard_logs_every_phase(world, tiny_config, data, tmp_path):
+    config = tiny_config(phase1_epochs=1, phase2_epochs=1)
+    train_leworld(
+        world, config, phases=(1, 2), data=data, progress=False, evaluate=False, log_dir=tmp_path
+    )
+    assert list(tmp_path.glob("events.out.tfevents.*"))
+
+
+def test_a_phase_that_only_hurts_keeps_the_parameters_it_started_from(world, tiny_config, data):
+    config = tiny_config(phase2_epochs=2, phase2_lr=50.0, phase2_warmup_steps=0, grad_clip=1e3)
+    system = LeWorldSystem(world, config, seed=0)
+    before = {k: v.clone() for k, v in system.state_dict().items()}
+    report = train_phase(
+        system,
+        phase=2,
+        train=SequenceBatch.from_episodes(data.train),
+        val=SequenceBatch.from_episodes(data.val),
+        progress=False,
+        generator=torch.Generator().manual_seed(0),
+    )
+    assert min(report.val_loss) > report.initial_val_loss  # the huge steps only did harm
+    assert report.best_epoch == 0
+    for name, value in system.state_dict().items():
+        assert torch.equal(value, before[name]), name

@@ -1,0 +1,108 @@
+"""LeWorld: a world model that reads an external bit memory to predict the next state.
+
+Small models (SLMs) choose which address range to read, a big model (BLM) routes between
+their reads, predicts the next state and sends an info request to the SLMs' next step. It
+is trained in three phases and implements :class:`world_models.base.WorldModel` on the
+observations of ``assembly/MemoryDynamics-v0``.
+
+Example:
+    >>> from envs.memory import MemoryWorld, MemoryWorldConfig
+    >>> from world_models.leworld import LeWorldConfig, train_leworld
+    >>> world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024,
+    ...                                       sequence_length=4))
+    >>> config = LeWorldConfig(sequence_length=4, phase1_epochs=1, phase2_epochs=1,
+    ...                        phase3_epochs=1, num_train_sequences=16,
+    ...                        num_val_sequences=4, num_test_sequences=4)
+    >>> system, report = train_leworld(world, config, progress=False)
+    >>> [p.phase for p in report.phases]
+    [1, 2, 3]
+"""
+
+from world_models.leworld.baselines import MemorylessMLP, train_memoryless
+from world_models.leworld.batches import SequenceBatch, StepBatch
+from world_models.leworld.blm import BigLeWorldModel, BLMOutput, straight_through_sigmoid
+from world_models.leworld.config import LeWorldConfig
+from world_models.leworld.evaluation import (
+    LeWorldMetrics,
+    PairedDifference,
+    evaluate_system,
+    metrics_table,
+    noise_floor,
+    paired_difference,
+    sequence_mse,
+)
+from world_models.leworld.memory import (
+    ArtificialMemory,
+    range_means,
+    read_alternatives,
+    straight_through_read,
+)
+from world_models.leworld.slm import SLMOutput, SmallLeWorldModel
+from world_models.leworld.system import (
+    READ_MODES,
+    LeWorldSystem,
+    SequenceOutput,
+    StepOutput,
+    routing_losses,
+)
+from world_models.leworld.training import (
+    PHASES,
+    Datasets,
+    PhaseReport,
+    TrainingReport,
+    fit_residual_std,
+    fit_transitions,
+    held_out_episodes,
+    make_datasets,
+    parse_phases,
+    phase1_loss,
+    phase2_loss,
+    phase3_loss,
+    train_leworld,
+    train_phase,
+    training_episodes,
+)
+
+__all__ = [
+    "PHASES",
+    "READ_MODES",
+    "ArtificialMemory",
+    "BLMOutput",
+    "BigLeWorldModel",
+    "Datasets",
+    "LeWorldConfig",
+    "LeWorldMetrics",
+    "LeWorldSystem",
+    "MemorylessMLP",
+    "PairedDifference",
+    "PhaseReport",
+    "SLMOutput",
+    "SequenceBatch",
+    "SequenceOutput",
+    "SmallLeWorldModel",
+    "StepBatch",
+    "StepOutput",
+    "TrainingReport",
+    "evaluate_system",
+    "fit_residual_std",
+    "fit_transitions",
+    "held_out_episodes",
+    "make_datasets",
+    "metrics_table",
+    "noise_floor",
+    "paired_difference",
+    "parse_phases",
+    "phase1_loss",
+    "phase2_loss",
+    "phase3_loss",
+    "range_means",
+    "read_alternatives",
+    "routing_losses",
+    "sequence_mse",
+    "straight_through_read",
+    "straight_through_sigmoid",
+    "train_leworld",
+    "train_memoryless",
+    "train_phase",
+    "training_episodes",
+]

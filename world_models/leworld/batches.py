@@ -1,0 +1,117 @@
+"""Tensor batches of the LeWorld world: sequences, and rows of single steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from envs.memory.world import Episodes, MemoryLayout
+
+__all__ = ["SequenceBatch", "StepBatch"]
+
+
+@dataclass(frozen=True)
+class StepBatch:
+    """Rows (s_{t−1}, s_t, c, t) → s_{t+1}.
+
+    Attributes:
+        s_prev, s: shape (N, state_dim) float32 (s_prev = s_0 at t = 0).
+        c: shape (N, char_dim) float32.
+        step: t, shape (N,) int64.
+        target: s_{t+1}, shape (N, state_dim) float32.
+        regions: the episode's regions (N, K, 3) int64, or None when unknown.
+    """
+
+    s_prev: torch.Tensor
+    s: torch.Tensor
+    c: torch.Tensor
+    step: torch.Tensor
+    target: torch.Tensor
+    regions: torch.Tensor | None = None
+
+    def __len__(self) -> int:
+        return len(self.s)
+
+    def select(self, rows: torch.Tensor) -> StepBatch:
+        """The rows at the given indices."""
+        return StepBatch(
+            self.s_prev[rows],
+            self.s[rows],
+            self.c[rows],
+            self.step[rows],
+            self.target[rows],
+            None if self.regions is None else self.regions[rows],
+        )
+
+    @classmethod
+    def from_observations(
+        cls, layout: MemoryLayout, sequence_length: int, obs: np.ndarray, next_obs: np.ndarray
+    ) -> StepBatch:
+        """Rows from ``MemoryDynamics-v0`` observations (N, d) and next observations."""
+
+        def part(values: np.ndarray, name: str) -> torch.Tensor:
+            return torch.as_tensor(layout.part(values, name), dtype=torch.float32)
+
+        step = np.rint(layout.part(obs, "step")[:, 0] * sequence_length).astype(np.int64)
+        return cls(
+            part(obs, "s_prev"),
+            part(obs, "s"),
+            part(obs, "c"),
+            torch.from_numpy(step),
+            part(next_obs, "s"),
+        )
+
+
+@dataclass(frozen=True)
+class SequenceBatch:
+    """Whole sequences of the world.
+
+    Attributes:
+        states: s_0 … s_T, shape (B, T + 1, state_dim) float32.
+        c: shape (B, char_dim) float32.
+        regions: shape (B, K, 3) int64 (page, offset, length at step 0), or None.
+    """
+
+    states: torch.Tensor
+    c: torch.Tensor
+    regions: torch.Tensor | None = None
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @property
+    def sequence_length(self) -> int:
+        """T."""
+        return self.states.shape[1] - 1
+
+    @classmethod
+    def from_episodes(cls, episodes: Episodes) -> SequenceBatch:
+        """Tensors of a batch of :class:`~envs.memory.world.Episodes`."""
+        return cls(
+            torch.from_numpy(episodes.states),
+            torch.from_numpy(episodes.c),
+            torch.from_numpy(episodes.regions),
+        )
+
+    def select(self, rows: torch.Tensor) -> SequenceBatch:
+        """The sequences at the given rows."""
+        return SequenceBatch(
+            self.states[rows], self.c[rows], None if self.regions is None else self.regions[rows]
+        )
+
+    def steps(self) -> StepBatch:
+        """All transitions as rows, ordered sequence-major (row = b·T + t)."""
+        b, t = len(self), self.sequence_length
+        s = self.states[:, :-1]
+        s_prev = torch.cat([self.states[:, :1], self.states[:, :-2]], dim=1)
+        regions = None if self.regions is None else self.regions.repeat_interleave(t, dim=0)
+        return StepBatch(
+            s_prev.reshape(b * t, -1),
+            s.reshape(b * t, -1),
+            self.c.repeat_interleave(t, dim=0),
+            torch.arange(t).repeat(b),
+            self.states[:, 1:].reshape(b * t, -1),
+            regions,
+        )

@@ -1,0 +1,129 @@
+"""The one configuration of the LeWorld system: architecture, losses and the three phases."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+__all__ = ["LeWorldConfig"]
+
+
+@dataclass(frozen=True)
+class LeWorldConfig:
+    """Architecture, loss weights and training schedule (defaults as the issue lists them).
+
+    Attributes:
+        phase1_lr: learning rate of phase 1 (SLMs on address targets, BLM on oracle reads).
+        phase1_epochs: epochs of phase 1.
+        phase1_batch_size: sequences per batch in phase 1.
+        phase2_lr: peak learning rate of phase 2 (end to end).
+        phase2_epochs: epochs of phase 2.
+        phase2_batch_size: sequences per batch in phase 2.
+        phase2_warmup_steps: linear warm-up steps before the cosine schedule of phase 2.
+        phase2_restart_epochs: epochs of the first cosine cycle of phase 2 (warm restarts;
+            each next cycle as long).
+        phase3_lr: learning rate of the info-request head in phase 3.
+        phase3_epochs: epochs of phase 3.
+        phase3_batch_size: sequences per batch in phase 3.
+        phase3_other_lr_scale: the rest of the system learns at ``phase3_lr`` × this.
+        weight_decay: AdamW weight decay (all phases).
+        grad_clip: maximum global gradient norm (all phases).
+        state_dim: size of the state (must equal the world's).
+        char_dim: size of the characteristics (must equal the world's).
+        sequence_length: steps per sequence (must equal the world's).
+        lambda_balance: weight of the routing-balance loss (CV² of the SLMs' mean gate).
+        lambda_diversity: weight of the address-diversity loss (overlap of the SLMs' page
+            distributions).
+        lambda_entropy: weight of the routing-entropy loss (binary entropy of the gates).
+        lambda_info: weight of the info-request utility in phase 3.
+        temperature_anneal_rate: router temperature τ = max(τ_min, exp(−rate · step)).
+        temperature_min: τ_min.
+        num_slms: number of small models.
+        slm_hidden: hidden width of each SLM.
+        blm_hidden: hidden width of the BLM's predictor.
+        read_dim: size of a read's learned encoding.
+        query_dim: size of the info-request query.
+        straight_through_top_k: alternatives per address factor the straight-through
+            gradient looks up (the most probable ones).
+        num_train_sequences: training sequences drawn from the world.
+        resample_train: draw ``num_train_sequences`` fresh sequences from the world every
+            epoch (the world is a simulator: an address decoder trained on one fixed set of
+            characteristics memorises them); False trains on one fixed set.
+        num_val_sequences: validation sequences (best state of each phase is kept).
+        num_test_sequences: held-out sequences of the evaluation tables.
+    """
+
+    phase1_lr: float = 1e-3
+    phase1_epochs: int = 50
+    phase1_batch_size: int = 32
+    phase2_lr: float = 3e-4
+    phase2_epochs: int = 100
+    phase2_batch_size: int = 16
+    phase2_warmup_steps: int = 500
+    phase2_restart_epochs: int = 25
+    phase3_lr: float = 1e-4
+    phase3_epochs: int = 50
+    phase3_batch_size: int = 16
+    phase3_other_lr_scale: float = 0.1
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0
+    state_dim: int = 64
+    char_dim: int = 32
+    sequence_length: int = 20
+    lambda_balance: float = 0.01
+    lambda_diversity: float = 0.001
+    lambda_entropy: float = 0.01
+    lambda_info: float = 0.1
+    temperature_anneal_rate: float = 3e-5
+    temperature_min: float = 0.1
+    num_slms: int = 4
+    slm_hidden: int = 128
+    blm_hidden: int = 256
+    read_dim: int = 32
+    query_dim: int = 16
+    straight_through_top_k: int = 32
+    num_train_sequences: int = 1000
+    resample_train: bool = True
+    num_val_sequences: int = 200
+    num_test_sequences: int = 500
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, bool):
+                continue
+            if item.name.startswith("lambda_") or item.name in ("weight_decay",):
+                if value < 0:
+                    raise ValueError(f"{item.name} must be non-negative, got {value}")
+            elif item.name in ("phase2_warmup_steps", "temperature_anneal_rate"):
+                if value < 0:
+                    raise ValueError(f"{item.name} must be non-negative, got {value}")
+            elif value <= 0:
+                raise ValueError(f"{item.name} must be positive, got {value}")
+        if self.temperature_min > 1:
+            raise ValueError(f"temperature_min must be at most 1, got {self.temperature_min}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-serialisable dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> LeWorldConfig:
+        """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming the known ones."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown LeWorld options {unknown}; known: {sorted(known)}")
+        return cls(**values)
+
+    def quick(self) -> LeWorldConfig:
+        """The ``--quick`` profile: a fifth of the epochs of phases 2 and 3.
+
+        Phase 1 stays whole: it is cheap, and the SLMs' address decoders need its steps.
+        """
+        return replace(
+            self,
+            phase2_epochs=max(1, self.phase2_epochs // 5),
+            phase2_restart_epochs=max(1, self.phase2_restart_epochs // 5),
+            phase3_epochs=max(1, self.phase3_epochs // 5),
+        )

@@ -1,0 +1,234 @@
+"""Held-out metrics of the LeWorld system and the paired comparisons of the benchmarks.
+
+* MSE and MAE of one-step predictions (true states as inputs), over all steps and dims;
+* per-horizon MSE: open-loop predictions 1 … 5 steps ahead from every possible start;
+* routing entropy (mean binary entropy of the gates, nats) and SLM usage (fraction of
+  steps each SLM's gate is open);
+* address hit rate (fraction of SLM reads that overlap a relevant window of their step)
+  and IoU (mean over reads of the best intersection over union with one);
+* the noise floor: MSE of the true transition mean, i.e. mean ε², the best any model can do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from scipy import stats
+
+from envs.memory.memory import PAGE_SIZE
+from envs.memory.world import Episodes
+from world_models.leworld.batches import SequenceBatch
+
+__all__ = [
+    "LeWorldMetrics",
+    "PairedDifference",
+    "evaluate_system",
+    "metrics_table",
+    "noise_floor",
+    "paired_difference",
+    "sequence_mse",
+]
+
+HORIZONS = 5
+_BATCH = 100  # sequences per forward pass
+
+
+@dataclass(frozen=True)
+class LeWorldMetrics:
+    """Held-out metrics of one system (see the module docstring).
+
+    Attributes:
+        mse, mae: one-step errors.
+        horizon_mse: MSE at 1 … min(5, T) steps ahead (open loop).
+        routing_entropy: nats per gate.
+        slm_usage: fraction of steps each SLM is routed, length E.
+        hit_rate, iou: address quality of the SLMs' reads.
+        noise_floor: mean ε² of the same episodes.
+    """
+
+    mse: float
+    mae: float
+    horizon_mse: tuple[float, ...]
+    routing_entropy: float
+    slm_usage: tuple[float, ...]
+    hit_rate: float
+    iou: float
+    noise_floor: float
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-serialisable form."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, object]) -> LeWorldMetrics:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            **{
+                **values,
+                "horizon_mse": tuple(values["horizon_mse"]),  # type: ignore[arg-type]
+                "slm_usage": tuple(values["slm_usage"]),
+            }
+        )  # type: ignore[arg-type]
+
+
+def noise_floor(episodes: Episodes) -> np.ndarray:
+    """Per-sequence MSE of the true transition mean (mean ε²), shape (n,)."""
+    return (episodes.noise.astype(np.float64) ** 2).mean(axis=(1, 2))
+
+
+def sequence_mse(
+    system: torch.nn.Module,
+    episodes: Episodes,
+    *,
+    use_query: bool | None = None,
+    read_mode: str = "model",
+    seed: int = 0,
+) -> np.ndarray:
+    """Per-sequence one-step MSE of a system, shape (n,) (the unit of paired comparisons).
+
+    Args:
+        system: a :class:`~world_models.leworld.system.LeWorldSystem`.
+        episodes: held-out episodes.
+        use_query: with or without the info request (default: the system's setting).
+        read_mode: "model", "oracle" or "random".
+        seed: seeds the random reads.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    out = []
+    with torch.no_grad():
+        for first in range(0, len(episodes), _BATCH):
+            batch = SequenceBatch.from_episodes(episodes.select(slice(first, first + _BATCH)))
+            run = system.run(batch, use_query=use_query, read_mode=read_mode, generator=generator)
+            out.append(((run.predictions - batch.states[:, 1:]) ** 2).mean(dim=(1, 2)).numpy())
+    return np.concatenate(out).astype(np.float64)
+
+
+def evaluate_system(
+    system: torch.nn.Module,
+    episodes: Episodes,
+    *,
+    use_query: bool | None = None,
+    read_mode: str = "model",
+    seed: int = 0,
+) -> LeWorldMetrics:
+    """All held-out metrics of a system on episodes (arguments as in :func:`sequence_mse`)."""
+    world = system.world
+    generator = torch.Generator().manual_seed(seed)
+    sq, ab, gates, probs, hits, ious = [], [], [], [], [], []
+    horizons = min(HORIZONS, episodes.sequence_length)
+    horizon_sq, horizon_n = np.zeros(horizons), np.zeros(horizons)
+    was_training = system.training
+    system.eval()
+    with torch.no_grad():
+        for first in range(0, len(episodes), _BATCH):
+            part = episodes.select(slice(first, first + _BATCH))
+            batch = SequenceBatch.from_episodes(part)
+            run = system.run(batch, use_query=use_query, read_mode=read_mode, generator=generator)
+            error = (run.predictions - batch.states[:, 1:]).numpy().astype(np.float64)
+            sq.append((error**2).ravel())
+            ab.append(np.abs(error).ravel())
+            gates.append(run.gates.flatten(1).numpy())
+            probs.append(run.gate_probs.flatten(1).numpy())
+            hit, iou = _read_quality(world, run.reads.numpy(), part.regions)
+            hits.append(hit.ravel())
+            ious.append(iou.ravel())
+            for h in range(1, horizons + 1):
+                predictions, targets = system.rollout(
+                    batch, h, read_mode=read_mode, generator=generator
+                )
+                errors = (predictions[:, :, -1] - targets[:, :, -1]) ** 2
+                horizon_sq[h - 1] += float(errors.sum())
+                horizon_n[h - 1] += errors.numel()
+    system.train(was_training)
+    p = np.clip(np.concatenate(probs, axis=1), 1e-6, 1 - 1e-6)
+    entropy = float(np.mean(-(p * np.log(p) + (1 - p) * np.log(1 - p))))
+    horizon = tuple(float(s / n) for s, n in zip(horizon_sq, horizon_n, strict=True))
+    return LeWorldMetrics(
+        mse=float(np.concatenate(sq).mean()),
+        mae=float(np.concatenate(ab).mean()),
+        horizon_mse=horizon,
+        routing_entropy=entropy,
+        slm_usage=tuple(float(u) for u in np.concatenate(gates, axis=1).mean(axis=1)),
+        hit_rate=float(np.concatenate(hits).mean()),
+        iou=float(np.concatenate(ious).mean()),
+        noise_floor=float(noise_floor(episodes).mean()),
+    )
+
+
+def _read_quality(world, reads: np.ndarray, regions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hit and IoU of reads (E, B, T, 3) against the windows of their step."""
+    starts = reads[..., 0] * PAGE_SIZE + reads[..., 1]
+    lengths = np.minimum(reads[..., 2] + 1, world.config.num_words - starts)
+    steps = np.arange(reads.shape[2])[None, None, :]
+    return world.read_quality(starts, lengths, regions[None, :, None], steps)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Mean of a − b over paired units with a t confidence interval.
+
+    Attributes:
+        mean_a, mean_b: the two means. difference: mean of a − b.
+        low, high: the confidence interval of the difference. n: pairs. confidence: level.
+    """
+
+    mean_a: float
+    mean_b: float
+    difference: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> PairedDifference:
+    """Paired t interval of mean(a − b) (a, b: one value per held-out sequence)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
+        raise ValueError(
+            f"need two paired 1-D samples of at least 2 values, got {a.shape}, {b.shape}"
+        )
+    d = a - b
+    half = stats.t.ppf(0.5 + confidence / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+    return PairedDifference(
+        float(a.mean()),
+        float(b.mean()),
+        float(d.mean()),
+        float(d.mean() - half),
+        float(d.mean() + half),
+        len(d),
+        confidence,
+    )
+
+
+def metrics_table(rows: dict[str, LeWorldMetrics]) -> str:
+    """A Markdown table, one row per system or phase."""
+    horizons = max((len(m.horizon_mse) for m in rows.values()), default=0)
+    header = [
+        "",
+        "MSE",
+        "MAE",
+        *[f"MSE@{h}" for h in range(1, horizons + 1)],
+        "route H",
+        "SLM usage",
+        "hit rate",
+        "IoU",
+        "MSE / floor",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, m in rows.items():
+        cells = [
+            name,
+            f"{m.mse:.4f}",
+            f"{m.mae:.4f}",
+            *[f"{v:.4f}" for v in m.horizon_mse],
+            f"{m.routing_entropy:.3f}",
+            " ".join(f"{u:.2f}" for u in m.slm_usage),
+            f"{m.hit_rate:.3f}",
+            f"{m.iou:.3f}",
+            f"{m.mse / m.noise_floor:.2f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

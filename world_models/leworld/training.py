@@ -1,0 +1,548 @@
+"""The three training phases of the LeWorld system.
+
+* Phase 1 (``phase1_*``): the SLMs learn to hit the relevant regions (cross-entropy on the
+  page, offset and length of the window of region i mod K for SLM i, and a binary
+  cross-entropy for their confidence: was the whole read exactly right?); the memory
+  encoder and the BLM learn to predict from oracle reads of those windows, all gates open.
+* Phase 2 (``phase2_*``): end to end on the next-state MSE plus the routing losses;
+  straight-through gradients through the discrete reads and the router's gates; linear
+  warm-up, then cosine annealing with warm restarts; the router temperature is annealed
+  τ = max(τ_min, exp(−rate · step)).
+* Phase 3 (``phase3_*``): paired branches on the same sequences, with the info request
+  passed from step to step and without it. Loss
+  ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,
+  and the request is rewarded by the improvement it brings. The info head and the SLMs'
+  query weights learn at ``phase3_lr``, everything else at ``phase3_lr`` ×
+  ``phase3_other_lr_scale``.
+
+Each phase keeps the parameters of its best validation epoch, or the parameters it started
+from when no epoch improves on them. All randomness comes from the
+``seed`` argument (a ``torch.Generator`` for shuffling, NumPy generators for the data).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from tqdm.auto import tqdm
+
+from envs.errors import MissingDependencyError
+from envs.memory.world import Episodes, MemoryWorld
+from world_models.base import Transitions
+from world_models.leworld.batches import SequenceBatch, StepBatch
+from world_models.leworld.config import LeWorldConfig
+from world_models.leworld.evaluation import LeWorldMetrics, evaluate_system
+from world_models.leworld.system import LeWorldSystem
+
+__all__ = [
+    "PHASES",
+    "Datasets",
+    "PhaseReport",
+    "TrainingReport",
+    "fit_residual_std",
+    "fit_transitions",
+    "held_out_episodes",
+    "make_datasets",
+    "parse_phases",
+    "phase1_loss",
+    "phase2_loss",
+    "phase3_loss",
+    "train_leworld",
+    "train_phase",
+    "training_episodes",
+]
+
+PHASES = (1, 2, 3)
+_EVAL_ROWS = 4096  # validation rows per forward pass
+
+
+@dataclass(frozen=True)
+class Datasets:
+    """Training, validation and held-out test episodes of one world."""
+
+    train: Episodes
+    val: Episodes
+    test: Episodes
+
+
+def make_datasets(world: MemoryWorld, config: LeWorldConfig, seed: int) -> Datasets:
+    """Episodes for training, validation and test, each from its own stream of ``seed``.
+
+    The test episodes depend only on ``seed`` and ``num_test_sequences``, so an evaluation
+    of a saved model regenerates exactly the episodes it was judged on.
+    """
+    streams = np.random.SeedSequence(seed).spawn(3)
+    sizes = (config.num_train_sequences, config.num_val_sequences, config.num_test_sequences)
+    parts = [
+        world.sample_episodes(n, np.random.default_rng(s))
+        for n, s in zip(sizes, streams, strict=True)
+    ]
+    return Datasets(*parts)
+
+
+def held_out_episodes(world: MemoryWorld, config: LeWorldConfig, seed: int) -> Episodes:
+    """The test part of :func:`make_datasets` alone (the same episodes)."""
+    stream = np.random.SeedSequence(seed).spawn(3)[2]
+    return world.sample_episodes(config.num_test_sequences, np.random.default_rng(stream))
+
+
+@dataclass
+class PhaseReport:
+    """What one phase did.
+
+    Attributes:
+        phase: 1, 2 or 3.
+        epochs, steps: epochs run and optimiser steps taken.
+        seconds: wall time.
+        train_loss: mean training loss of each epoch.
+        val_loss: validation loss after each epoch (the phase's own loss; phase 2 and 3:
+            next-state MSE).
+        initial_val_loss: validation loss of the parameters the phase started from.
+        best_epoch: the epoch whose parameters were kept (1-based; 0: no epoch improved on
+            the parameters the phase started from, which are kept).
+    """
+
+    phase: int
+    epochs: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    train_loss: list[float] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
+    initial_val_loss: float = math.nan
+    best_epoch: int = 0
+
+
+@dataclass
+class TrainingReport:
+    """Phases run, their reports and the held-out metrics after each."""
+
+    phases: list[PhaseReport] = field(default_factory=list)
+    metrics: dict[str, LeWorldMetrics] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form."""
+        return {
+            "phases": [asdict(p) for p in self.phases],
+            "seconds": self.seconds,
+            "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
+        }
+
+
+# ---------------------------------------------------------------------- losses of the phases
+
+
+def phase1_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
+    """Address cross-entropy + confidence BCE of the SLMs, MSE of the BLM on oracle reads."""
+    if rows.regions is None:
+        raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
+    slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
+    targets = system.oracle_reads(rows.regions, rows.step)
+    logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
+    address = sum(
+        F.cross_entropy(lg.flatten(0, 1), tg.flatten())
+        for lg, tg in zip(logits, targets, strict=True)
+    )
+    exact = (slm.page == targets[0]) & (slm.offset == targets[1]) & (slm.length_code == targets[2])
+    confidence = F.binary_cross_entropy(slm.confidence, exact.to(slm.confidence.dtype))
+    ones = torch.ones_like(slm.confidence)
+    out = system.step(
+        rows.s_prev,
+        rows.s,
+        rows.c,
+        rows.step,
+        read_mode="oracle",
+        regions=rows.regions,
+        gates=ones,
+        slm=slm,
+    )
+    mse = ((out.prediction - rows.target) ** 2).mean()
+    loss = address + confidence + mse
+    return loss, {
+        "address_ce": address.item(),
+        "confidence_bce": confidence.item(),
+        "mse": mse.item(),
+        "exact_reads": exact.float().mean().item(),
+    }
+
+
+def phase2_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
+    """Next-state MSE + routing balance, address diversity and routing entropy."""
+    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
+    parts = system.losses(
+        out.prediction, rows.target, out.blm.gate_probs, out.slm.page_logits.softmax(-1)
+    )
+    return parts["total"], {name: value.item() for name, value in parts.items()}
+
+
+def phase3_loss(
+    system: LeWorldSystem, batch: SequenceBatch
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Paired branches with and without the info request (module docstring)."""
+    target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
+    totals, mses = [], []
+    for use_query in (True, False):
+        out = system.run(batch, use_query=use_query)
+        e = out.gate_probs.shape[0]
+        parts = system.losses(
+            out.predictions.reshape(target.shape),
+            target,
+            out.gate_probs.reshape(e, -1),
+            out.page_probs.reshape(e, -1, out.page_probs.shape[-1]),
+        )
+        totals.append(parts["total"])
+        mses.append(parts["mse"])
+    utility = mses[1].detach() - mses[0]
+    loss = 0.5 * (totals[0] + totals[1]) - system.config.lambda_info * utility
+    return loss, {
+        "mse_with": mses[0].item(),
+        "mse_without": mses[1].item(),
+        "info_utility": utility.item(),
+    }
+
+
+# ---------------------------------------------------------------------- the loop
+
+
+TrainData = SequenceBatch | StepBatch | Callable[[int], SequenceBatch | StepBatch]
+
+
+def train_phase(
+    system: LeWorldSystem,
+    *,
+    phase: int,
+    train: TrainData,
+    val: SequenceBatch | StepBatch,
+    generator: torch.Generator,
+    progress: bool = True,
+    writer: Any = None,
+    global_step: int = 0,
+) -> PhaseReport:
+    """Run one phase on the training data; keep the parameters of its best validation epoch.
+
+    Args:
+        system: the system to train (in place).
+        phase: 1, 2 or 3.
+        train: sequences (phases 1–3) or, for phase 2 only, rows of steps; or a function
+            of the epoch (0-based) that returns them (fresh data every epoch).
+        val: validation data of the same kind.
+        generator: shuffles the batches.
+        progress: show a tqdm bar over the epochs.
+        writer: a TensorBoard ``SummaryWriter`` or None.
+        global_step: optimiser steps before this phase (for the temperature and the logs).
+    """
+    cfg = system.config
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {PHASES}, got {phase}")
+    source = train if callable(train) else (lambda epoch: train)
+    if phase == 3 and not isinstance(source(0), SequenceBatch):
+        raise ValueError("phase 3 needs whole sequences (the info request passes between steps)")
+    epochs = {1: cfg.phase1_epochs, 2: cfg.phase2_epochs, 3: cfg.phase3_epochs}[phase]
+    batch_size = {1: cfg.phase1_batch_size, 2: cfg.phase2_batch_size, 3: cfg.phase3_batch_size}[
+        phase
+    ]
+    if isinstance(source(0), StepBatch):  # rows: a batch holds as many rows as its sequences would
+        batch_size *= cfg.sequence_length
+    steps_per_epoch = math.ceil(len(source(0)) / batch_size)
+    optimizer, scheduler = _optimizer(system, phase, steps_per_epoch)
+    loss_fn, val_fn = _phase_functions(system, phase)
+    report = PhaseReport(phase)
+    start = time.perf_counter()
+    # The incoming parameters compete too: a phase that only hurts on validation (measured:
+    # end-to-end training drifted the phase-1 reads) keeps what it was given.
+    report.initial_val_loss = val_fn(val)
+    best = (report.initial_val_loss, copy.deepcopy(system.state_dict()))
+    bar = tqdm(range(epochs), desc=f"phase {phase}", unit="epoch", disable=not progress, leave=True)
+    system.train()
+    for epoch in bar:
+        losses, train = [], source(epoch)
+        for rows in torch.randperm(len(train), generator=generator).split(batch_size):
+            if phase >= 2:
+                system.temperature.fill_(_temperature(cfg, global_step))
+            loss, parts = loss_fn(_as_batch(train.select(rows), phase))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(system.parameters(), cfg.grad_clip)
+            optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
+            losses.append(loss.item())
+            global_step += 1
+            report.steps += 1
+            if writer is not None:
+                for name, value in parts.items():
+                    writer.add_scalar(f"phase{phase}/{name}", value, global_step)
+        val_loss = val_fn(val)
+        report.train_loss.append(float(np.mean(losses)))
+        report.val_loss.append(val_loss)
+        if val_loss < best[0]:
+            best = (val_loss, copy.deepcopy(system.state_dict()))
+            report.best_epoch = epoch + 1
+        if writer is not None:
+            writer.add_scalar(f"phase{phase}/val_loss", val_loss, global_step)
+        bar.set_postfix(
+            loss=f"{report.train_loss[-1]:.4f}",
+            val=f"{val_loss:.4f}",
+            tau=f"{float(system.temperature):.2f}",
+        )
+    system.load_state_dict(best[1])
+    system.eval()
+    report.epochs, report.seconds = epochs, time.perf_counter() - start
+    if phase == 3:
+        system.use_query = True
+    return report
+
+
+def _as_batch(data: SequenceBatch | StepBatch, phase: int) -> SequenceBatch | StepBatch:
+    """Phases 1 and 2 train on rows of steps, phase 3 on whole sequences."""
+    if phase < 3 and isinstance(data, SequenceBatch):
+        return data.steps()
+    return data
+
+
+def _phase_functions(
+    system: LeWorldSystem, phase: int
+) -> tuple[Callable[[Any], tuple[torch.Tensor, dict[str, float]]], Callable[[Any], float]]:
+    """The phase's training loss and its validation loss (no gradient, in chunks)."""
+    loss_fn: Callable[[Any], tuple[torch.Tensor, dict[str, float]]] = {
+        1: lambda b: phase1_loss(system, b),
+        2: lambda b: phase2_loss(system, b),
+        3: lambda b: phase3_loss(system, b),
+    }[phase]
+
+    def validate(data: SequenceBatch | StepBatch) -> float:
+        system.eval()
+        with torch.no_grad():
+            if phase == 1:
+                rows = _as_batch(data, 1)
+                chunks = torch.arange(len(rows)).split(_EVAL_ROWS)
+                value = sum(
+                    float(phase1_loss(system, rows.select(c))[0]) * len(c) for c in chunks
+                ) / len(rows)
+            else:
+                value = _mse(system, data, use_query=phase == 3)
+        system.train()
+        return value
+
+    return loss_fn, validate
+
+
+def _mse(system: LeWorldSystem, data: SequenceBatch | StepBatch, *, use_query: bool) -> float:
+    """Next-state MSE of the system on sequences or rows."""
+    if isinstance(data, StepBatch):
+        chunks = torch.arange(len(data)).split(_EVAL_ROWS)
+        total = 0.0
+        for chunk in chunks:
+            rows = data.select(chunk)
+            prediction = system.step(rows.s_prev, rows.s, rows.c, rows.step).prediction
+            total += float(((prediction - rows.target) ** 2).sum())
+        return total / (len(data) * data.s.shape[1])
+    out = system.run(data, use_query=use_query)
+    return float(((out.predictions - data.states[:, 1:]) ** 2).mean())
+
+
+def _temperature(config: LeWorldConfig, step: int) -> float:
+    return max(config.temperature_min, math.exp(-config.temperature_anneal_rate * step))
+
+
+def _optimizer(
+    system: LeWorldSystem, phase: int, steps_per_epoch: int
+) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
+    cfg = system.config
+    if phase == 1:
+        return torch.optim.AdamW(
+            system.parameters(), lr=cfg.phase1_lr, weight_decay=cfg.weight_decay
+        ), None
+    if phase == 2:
+        optimizer = torch.optim.AdamW(
+            system.parameters(), lr=cfg.phase2_lr, weight_decay=cfg.weight_decay
+        )
+        cycle = max(1, cfg.phase2_restart_epochs * steps_per_epoch)
+        cosine = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=cycle)
+        if cfg.phase2_warmup_steps == 0:
+            return optimizer, cosine
+        warmup = torch.optim.lr_scheduler.LinearLR(
+            optimizer,
+            start_factor=1.0 / cfg.phase2_warmup_steps,
+            total_iters=cfg.phase2_warmup_steps,
+        )
+        return optimizer, torch.optim.lr_scheduler.SequentialLR(
+            optimizer, [warmup, cosine], milestones=[cfg.phase2_warmup_steps]
+        )
+    request = [*system.blm.info_head.parameters(), *system.slms.query_film.parameters()]
+    ids = {id(p) for p in request}
+    others = [p for p in system.parameters() if id(p) not in ids]
+    groups = [
+        {"params": request, "lr": cfg.phase3_lr},
+        {"params": others, "lr": cfg.phase3_lr * cfg.phase3_other_lr_scale},
+    ]
+    return torch.optim.AdamW(groups, weight_decay=cfg.weight_decay), None
+
+
+# ---------------------------------------------------------------------- entry points
+
+
+def _summary_writer(log_dir: str | Path | None) -> Any:
+    if log_dir is None:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError as error:  # pragma: no cover - tensorboard is a dependency
+        raise MissingDependencyError("tensorboard", purpose="logging to TensorBoard") from error
+    return SummaryWriter(str(log_dir))
+
+
+def fit_residual_std(system: LeWorldSystem, val: SequenceBatch) -> None:
+    """Set the predictive standard deviation per state dimension from validation residuals."""
+    with torch.no_grad():
+        residuals = system.run(val, use_query=False).predictions - val.states[:, 1:]
+    system.residual_std.copy_(residuals.reshape(-1, residuals.shape[-1]).std(dim=0).clamp_min(1e-4))
+
+
+def train_leworld(
+    world: MemoryWorld,
+    config: LeWorldConfig | None = None,
+    *,
+    phases: Iterable[int] = PHASES,
+    seed: int = 0,
+    data: Datasets | None = None,
+    progress: bool = True,
+    log_dir: str | Path | None = None,
+    evaluate: bool = True,
+) -> tuple[LeWorldSystem, TrainingReport]:
+    """Build a LeWorld system for a world and train it phase by phase.
+
+    Args:
+        world: the world (its memory, dimensions and difficulty).
+        config: architecture and schedule (default :class:`LeWorldConfig`, with the world's
+            state_dim, char_dim and sequence_length it must agree with).
+        phases: which phases to run, in order (e.g. (1, 2) or (2,)).
+        seed: seeds the weights, the data (unless ``data`` is given) and the shuffling.
+        data: training, validation and test episodes (default :func:`make_datasets`).
+        progress: tqdm bars per phase.
+        log_dir: TensorBoard folder, or None.
+        evaluate: compute the held-out metrics after each phase (and before any, as
+            "untrained").
+
+    Returns:
+        The trained system and a :class:`TrainingReport`.
+    """
+    config = config or LeWorldConfig()
+    phases = sorted(set(phases))
+    unknown = [p for p in phases if p not in PHASES]
+    if unknown or not phases:
+        raise ValueError(f"phases must be a non-empty subset of {PHASES}, got {phases}")
+    started = time.perf_counter()
+    system = LeWorldSystem(world, config, seed=seed)
+    data = data or make_datasets(world, config, seed)
+    val = SequenceBatch.from_episodes(data.val)
+    episodes = training_episodes(world, config, data.train, seed)
+    fixed = SequenceBatch.from_episodes(data.train)
+
+    def train(epoch: int) -> SequenceBatch:
+        return fixed if epoch == 0 else SequenceBatch.from_episodes(episodes(epoch))
+
+    generator = torch.Generator().manual_seed(seed)
+    writer = _summary_writer(log_dir)
+    report = TrainingReport()
+    if evaluate:
+        report.metrics["untrained"] = evaluate_system(system, data.test)
+    global_step = 0
+    for phase in phases:
+        phase_report = train_phase(
+            system,
+            phase=phase,
+            train=train,
+            val=val,
+            generator=generator,
+            progress=progress,
+            writer=writer,
+            global_step=global_step,
+        )
+        global_step += phase_report.steps
+        report.phases.append(phase_report)
+        if evaluate:
+            report.metrics[f"phase {phase}"] = evaluate_system(system, data.test)
+    fit_residual_std(system, val)
+    if writer is not None:
+        writer.close()
+    report.seconds = time.perf_counter() - started
+    return system, report
+
+
+def training_episodes(
+    world: MemoryWorld, config: LeWorldConfig, first: Episodes, seed: int
+) -> Callable[[int], Episodes]:
+    """Training episodes of each epoch: ``first`` at epoch 0, then fresh ones if resampling.
+
+    Every phase restarts at epoch 0; the fresh episodes of epoch e come from a stream seeded
+    by (seed, e), so each phase (and a baseline trained alongside) sees the same sequence of
+    training sets.
+    """
+    if not config.resample_train:
+        return lambda epoch: first
+
+    def draw(epoch: int) -> Episodes:
+        if epoch == 0:
+            return first
+        return world.sample_episodes(
+            config.num_train_sequences, np.random.default_rng([seed, 1 + epoch])
+        )
+
+    return draw
+
+
+def fit_transitions(
+    system: LeWorldSystem,
+    transitions: Transitions,
+    *,
+    seed: int = 0,
+    progress: bool = False,
+    validation_fraction: float = 0.2,
+) -> PhaseReport:
+    """Phase 2 (end to end) on transitions of ``MemoryDynamics-v0`` (no regions needed).
+
+    Whole episodes go to validation (about ``validation_fraction`` of them).
+    """
+    layout, cfg = system.world.layout, system.world.config
+    train, val = transitions.split_by_episode(
+        (1 - validation_fraction, validation_fraction), np.random.default_rng(seed)
+    )
+    if len(train) == 0 or len(val) == 0:
+        raise ValueError("fit needs transitions of at least two episodes (train and validation)")
+    rows = [
+        StepBatch.from_observations(layout, cfg.sequence_length, t.obs, t.next_obs)
+        for t in (train, val)
+    ]
+    report = train_phase(
+        system,
+        phase=2,
+        train=rows[0],
+        val=rows[1],
+        progress=progress,
+        generator=torch.Generator().manual_seed(seed),
+    )
+    with torch.no_grad():
+        residual = (
+            system.step(rows[1].s_prev, rows[1].s, rows[1].c, rows[1].step).prediction
+            - rows[1].target
+        )
+    system.residual_std.copy_(residual.std(dim=0).clamp_min(1e-4))
+    return report
+
+
+def parse_phases(text: str | Sequence[int]) -> tuple[int, ...]:
+    """Phases from "1,2,3" (or a sequence of ints), validated."""
+    values = [int(p) for p in text.split(",")] if isinstance(text, str) else [int(p) for p in text]
+    if not values or any(p not in PHASES for p in values):
+        raise ValueError(f"phases must be a comma-separated subset of 1,2,3, got {text!r}")
+    return tuple(sorted(set(values)))
