@@ -2,9 +2,11 @@
 
 :class:`BCAgent` is imitation's behavioural cloning (``imitation.algorithms.bc.BC``);
 :class:`AdversarialAgent` is GAIL or AIRL (``imitation.algorithms.adversarial``) with an SB3
-PPO generator trained in an env built for the country. Both are fitted on one country's
-demonstrations; their action probabilities are those of the learned policy. Imitation is
-quiet here: its logger writes to a temporary folder and progress bars are off unless asked.
+PPO generator trained in an env built for the country; :class:`MCEIRLAgent` is imitation's
+tabular maximum-causal-entropy IRL (``imitation.algorithms.mce_irl.MCEIRL``) on a country's
+roll calls encoded as a tabular MDP. Each is fitted on one country's demonstrations; their
+action probabilities are those of the learned policy. Imitation is quiet here: its logger
+writes to a temporary folder and progress bars are off unless asked.
 """
 
 from __future__ import annotations
@@ -17,12 +19,16 @@ import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium import spaces
+from threadpoolctl import threadpool_limits
 
 from agents.base import BaseAgent, stack_demonstrations
+from agents.irl_agent import LinearRewardAgent
 from envs.legislative.demonstrations import Demonstration, to_imitation
+from envs.legislative.features import ActionFeatureMap
 from envs.legislative.spaces import ObservationLayout
+from irl.imitation_compat import decision_mdp, state_rewards, train_mce_irl
 
-__all__ = ["AdversarialAgent", "BCAgent"]
+__all__ = ["AdversarialAgent", "BCAgent", "MCEIRLAgent"]
 
 
 class BCAgent(BaseAgent):
@@ -149,3 +155,90 @@ class AdversarialAgent(BaseAgent):
         with torch.no_grad():
             distribution = self.policy_.get_distribution(torch.as_tensor(obs, dtype=torch.float32))
             return distribution.distribution.probs.numpy().astype(np.float64)
+
+
+class MCEIRLAgent(LinearRewardAgent):
+    """imitation's MCE-IRL on one country's roll calls: a linear reward over φ(s, a).
+
+    imitation's ``MCEIRL`` learns a state-only reward on a tabular MDP with dense (S, A, S)
+    transitions. :func:`irl.imitation_compat.decision_mdp` encodes the country's decisions so
+    that choosing a moves decision i to a state observed as φ(s_i, a) = e_a ⊗ [1, x(s_i)]
+    (:class:`~envs.legislative.features.ActionFeatureMap`); imitation's linear reward net
+    w·φ + b then is a reward over (s, a), and the learned policy softmax_a w·φ(s, a) is the
+    multinomial logit — the model family of :class:`~agents.irl_agent.MaxEntIRLAgent`, here
+    fitted by imitation's Adam steps instead of our exact L-BFGS. Held-out roll calls are
+    predicted with the same softmax (masked).
+
+    Cost: S = N·(1 + A) + 1 states for N decisions, and each of imitation's steps reads the
+    dense (S, A, S) tensor, so time and memory grow as N². The agent learns from the
+    country's last ``max_decisions`` decisions only (the most recent roll calls).
+
+    Args:
+        n_actions: number of actions A.
+        layout: observation names (optional).
+        max_decisions: the most recent decisions kept for training.
+        l2: Gaussian prior precision on w (raw features), in decisions: imitation's Adam
+            weight decay ``l2 / N``, as its gradient is an average over decisions. imitation's
+            default, none, lets the weights of separable votes grow without bound; a weak
+            unit prior keeps the optimum finite.
+        lr: Adam's learning rate (imitation's default 0.01).
+        max_iter: imitation's maximum gradient steps (its default 1,000).
+        grad_l2_eps: stop when the gradient's norm falls below it (imitation's default).
+            imitation's other rule, an l∞ occupancy gap below 1e-3, is off: in this encoding
+            it would stop at the first step (see :func:`~irl.imitation_compat.decision_mdp`).
+        seed: seed of the reward net's initial weights and imitation's generator.
+
+    Attributes:
+        theta_: the learned weights w as a matrix, shape (A, 1 + d) (yes, no, abstain rows).
+        train_seconds_: wall time of imitation's ``MCEIRL.train``.
+    """
+
+    name = "imitation MCE-IRL"
+
+    def __init__(
+        self,
+        n_actions: int = 3,
+        layout: ObservationLayout | None = None,
+        *,
+        max_decisions: int = 200,
+        l2: float = 1.0,
+        lr: float = 1e-2,
+        max_iter: int = 1000,
+        grad_l2_eps: float = 1e-4,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(n_actions, layout)
+        if max_decisions < 1 or l2 < 0:
+            raise ValueError(f"max_decisions must be ≥ 1 and l2 ≥ 0, got {max_decisions}, {l2}")
+        self.max_decisions, self.l2, self.lr = max_decisions, l2, lr
+        self.max_iter, self.grad_l2_eps, self.seed = max_iter, grad_l2_eps, seed
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> MCEIRLAgent:
+        """Train imitation's MCEIRL on the country's last ``max_decisions`` decisions.
+
+        Raises:
+            ValueError: for no demonstrations, another number of actions, or masked actions
+                (imitation's MCEIRL has no action masks).
+        """
+        recent = slice(-self.max_decisions, None)
+        obs, acts, masks = (array[recent] for array in stack_demonstrations(demonstrations))
+        self._check_actions(masks.shape[1])
+        if not masks.all():
+            raise ValueError("imitation's MCEIRL has no action masks: every action must be valid")
+        width = obs.shape[1]
+        feature_map = ActionFeatureMap(
+            [str(i) for i in range(width)], [str(a) for a in range(self.n_actions)]
+        )
+        # One thread (BLAS and torch's OpenMP): imitation's products are small, and on the busy
+        # 2-core reference machine a second BLAS thread made each occupancy pass 14× slower.
+        with threadpool_limits(limits=1):
+            net, self.train_seconds_ = train_mce_irl(
+                *decision_mdp(feature_map(obs), acts), seed=self.seed, max_iter=self.max_iter,
+                lr=self.lr, weight_decay=self.l2 / len(acts), linf_eps=0.0,
+                grad_l2_eps=self.grad_l2_eps,
+            )  # fmt: skip
+        # The net is linear (w·φ + b): read w off the unit vectors; b cancels in the softmax.
+        k = feature_map.n_features
+        weights = state_rewards(net, np.eye(k)) - state_rewards(net, np.zeros((1, k)))
+        self.theta_ = weights.reshape(feature_map.weight_shape)
+        return self

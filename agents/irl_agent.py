@@ -4,6 +4,9 @@
 ``RollCall-v0`` demonstrations (horizon 1, so the policy is the softmax of the reward).
 :meth:`MaxEntIRLAgent.fit_countries` fits many countries in one batched call, with
 shrinkage toward the global (or bloc) mean — what a harness should use.
+:class:`NeuralMaxEntIRLAgent` is its non-linear sibling: an MLP reward over the observation
+(:class:`irl.neural.NeuralReward`), trained with the same MaxEnt gradient. Both act by
+:class:`RewardPolicyAgent`, the one-decision MaxEnt policy π(a | s) ∝ exp r(s, a).
 
 Example:
     >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -20,22 +23,68 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy.special import softmax
+from threadpoolctl import threadpool_limits
 
-from agents.base import BaseAgent
+from agents.base import BaseAgent, stack_demonstrations
 from envs.legislative.deliberation_features import DeliberationFeatureMap
 from envs.legislative.demonstrations import Demonstration
 from envs.legislative.dynamics import EmpiricalDynamics
 from envs.legislative.spaces import Action, ObservationLayout
 from irl.deliberation import DeliberationProblem
-from irl.maxent import Shrinkage
+from irl.maxent import Shrinkage, decision_problem
 from irl.mdp import soft_value_iteration
+from irl.neural import NeuralReward
 from irl.reward_model import RewardModel
 from irl.rollcall import fit_demonstrations
 
-__all__ = ["MaxEntDeliberationAgent", "MaxEntIRLAgent"]
+__all__ = [
+    "LinearRewardAgent",
+    "MaxEntDeliberationAgent",
+    "MaxEntIRLAgent",
+    "NeuralMaxEntIRLAgent",
+    "RewardPolicyAgent",
+]
 
 
-class MaxEntIRLAgent(BaseAgent):
+class RewardPolicyAgent(BaseAgent):
+    """The one-decision MaxEnt policy of a learned reward: π(a | s) ∝ exp r(s, a).
+
+    Subclasses learn the reward in ``fit`` and give it by :meth:`reward_matrix`; masked
+    actions get zero probability (the softmax over the valid ones).
+    """
+
+    def reward_matrix(self, obs: np.ndarray) -> np.ndarray:
+        """The learned reward r(s, a) of every action, (N, d) → (N, A)."""
+        raise NotImplementedError
+
+    def _check_actions(self, n_actions: int) -> None:
+        if n_actions != self.n_actions:
+            raise ValueError(
+                f"the demonstrations have {n_actions} actions, the agent {self.n_actions}"
+            )
+
+    def _probs(self, obs: np.ndarray) -> np.ndarray:
+        return softmax(self.reward_matrix(obs), axis=1)
+
+
+class LinearRewardAgent(RewardPolicyAgent):
+    """A :class:`RewardPolicyAgent` whose reward is linear: r(s, a) = θ_a·[1, x(s)].
+
+    ``theta_`` has shape (A, 1 + d) (:class:`~envs.legislative.features.ActionFeatureMap`'s
+    weight layout); subclasses set it in ``fit``.
+    """
+
+    theta_: np.ndarray | None = None
+
+    def reward_matrix(self, obs: np.ndarray) -> np.ndarray:
+        """The learned reward θ·φ(s, a) of every action, (N, d) → (N, A)."""
+        if self.theta_ is None:
+            raise ValueError(f"{type(self).__name__} is not fitted: call fit() first")
+        return self.theta_[:, 0] + np.atleast_2d(obs).astype(np.float64) @ self.theta_[:, 1:].T
+
+
+class MaxEntIRLAgent(LinearRewardAgent):
     """Softmax policy of a linear MaxEnt reward r(s, a) = θ·φ(s, a) learned from votes.
 
     Args:
@@ -59,7 +108,6 @@ class MaxEntIRLAgent(BaseAgent):
         if l2 < 0:
             raise ValueError(f"l2 must be ≥ 0, got {l2}")
         self.l2, self.tol = l2, tol
-        self.theta_: np.ndarray | None = None
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> MaxEntIRLAgent:
         """Learn this country's reward alone (L2 toward zero)."""
@@ -110,23 +158,65 @@ class MaxEntIRLAgent(BaseAgent):
         agent.theta_ = model.weights(country).copy()
         return agent
 
+
+class NeuralMaxEntIRLAgent(RewardPolicyAgent):
+    """Softmax policy of an MLP reward r_ψ(s, a) learned from one country's votes by MaxEnt IRL.
+
+    The network (:class:`irl.neural.NeuralReward`: tanh hidden layers, one output per
+    action) reads the observation and is trained full-batch with the exact MaxEnt gradient of
+    the horizon-1 decisions — a neural multinomial logit. Its weight decay is a Gaussian
+    prior of precision ``l2`` over the whole demonstration (pseudo-observations, as
+    :class:`MaxEntIRLAgent`'s), so it weakens as the country's votes grow.
+
+    Args:
+        n_actions: number of actions A (3 in RollCall-v0).
+        layout: observation names (optional).
+        hidden: hidden layer widths.
+        l2: prior precision on the network's parameters, in demonstrated decisions.
+        lr: Adam learning rate.
+        epochs: full-batch gradient steps.
+        seed: seed of the initial weights.
+    """
+
+    name = "maxent-irl (neural)"
+
+    def __init__(
+        self,
+        n_actions: int = 3,
+        layout: ObservationLayout | None = None,
+        *,
+        hidden: Sequence[int] = (32,),
+        l2: float = 10.0,
+        lr: float = 1e-2,
+        epochs: int = 300,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(n_actions, layout)
+        if l2 < 0:
+            raise ValueError(f"l2 must be ≥ 0, got {l2}")
+        self.hidden, self.l2, self.lr, self.epochs, self.seed = tuple(hidden), l2, lr, epochs, seed
+        self.reward_: NeuralReward | None = None
+
+    def fit(self, demonstrations: Sequence[Demonstration]) -> NeuralMaxEntIRLAgent:
+        """Train the reward network on this country's decisions."""
+        obs, acts, masks = stack_demonstrations(demonstrations)
+        mdp, _, expert = decision_problem([obs], [acts], [masks])
+        self._check_actions(mdp.n_actions)
+        reward = NeuralReward(
+            obs.shape[1], self.n_actions, self.hidden, l2=self.l2 / expert.n_steps, lr=self.lr,
+            epochs=self.epochs, seed=self.seed,
+        )  # fmt: skip
+        # One thread (torch's OpenMP and BLAS): the network is small, and on the busy 2-core
+        # reference machine a second torch thread made this fit about 20× slower.
+        with threadpool_limits(limits=1):
+            self.reward_ = reward.fit(mdp, obs, expert)
+        return self
+
     def reward_matrix(self, obs: np.ndarray) -> np.ndarray:
-        """The learned reward θ·φ(s, a) of every action, (N, d) → (N, A)."""
-        if self.theta_ is None:
-            raise ValueError("MaxEntIRLAgent is not fitted: call fit() or fit_countries() first")
-        return self.theta_[:, 0] + np.atleast_2d(obs).astype(np.float64) @ self.theta_[:, 1:].T
-
-    def _check_actions(self, n_actions: int) -> None:
-        if n_actions != self.n_actions:
-            raise ValueError(
-                f"the demonstrations have {n_actions} actions, the agent {self.n_actions}"
-            )
-
-    def _probs(self, obs: np.ndarray) -> np.ndarray:
-        logits = self.reward_matrix(obs)
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        return probs / probs.sum(axis=1, keepdims=True)
+        """The learned reward r_ψ(s, a) of every action, (N, d) → (N, A)."""
+        if self.reward_ is None:
+            raise ValueError("NeuralMaxEntIRLAgent is not fitted: call fit() first")
+        return self.reward_.rewards(np.atleast_2d(obs))
 
 
 class MaxEntDeliberationAgent(BaseAgent):

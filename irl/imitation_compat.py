@@ -6,6 +6,10 @@ its planner rewards H of them. :func:`run_mce_irl` runs it with its defaults (Ad
 0.01, ``linf_eps`` 1e-3, ``grad_l2_eps`` 1e-4, up to 1,000 iterations) and a linear reward
 net (imitation's ``BasicRewardNet`` with no hidden layer, state only), and returns the
 learned state reward so that both methods can be scored by the same exact likelihood.
+
+:func:`decision_mdp` encodes one-step decisions with a reward over (s, a) — a country's roll
+calls — as such a tabular MDP, so that imitation's state-only reward learns the multinomial
+logit; :func:`train_mce_irl` trains MCEIRL in this process and returns its reward net.
 """
 
 from __future__ import annotations
@@ -16,11 +20,19 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from envs.errors import MissingDependencyError
 from irl.mdp import TabularMDP
 
-__all__ = ["MCEIRLResult", "run_mce_irl", "to_imitation_env"]
+__all__ = [
+    "MCEIRLResult",
+    "decision_mdp",
+    "run_mce_irl",
+    "state_rewards",
+    "to_imitation_env",
+    "train_mce_irl",
+]
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,105 @@ def to_imitation_env(mdp: TabularMDP, observations: np.ndarray, start: np.ndarra
     )
 
 
-def _train(mdp, observations, start, states, actions, seed, results) -> None:
+def decision_mdp(
+    action_features: np.ndarray, actions: np.ndarray
+) -> tuple[TabularMDP, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """N one-step decisions with a reward over (s, a), as a tabular MDP with a state reward.
+
+    imitation's MCEIRL learns a reward r(s) of the state's observation only. Decision i
+    (of N, A actions) becomes the state i ("decision i pending", observation 0); action a
+    moves it to the state N + i·A + a ("a chosen at i", observation φ(s_i, a)), which any
+    action moves to one absorbing state S − 1 (observation 0); S = N·(1 + A) + 1, horizon 2,
+    start uniform over the N pending states (each decision is demonstrated once).
+
+    Why horizon 2: imitation's planner sets Q_{H−1}(s, a) = r(s) (the last state's reward
+    does not depend on the action), so at horizon 1 every policy is uniform. At horizon 2,
+    Q_0(i, a) = r(i) + r(φ(s_i, a)) + log A, so π_0(a | i) = softmax_a r(φ(s_i, a)): the
+    logit of a reward over (s, a). imitation's occupancy counts the H + 1 = 3 states of each
+    trajectory; the pending and absorbing states are visited once by expert and model alike,
+    so they cancel, and its gradient is Σ_i Σ_a (π(a | i) − [a = a_i]) ∇r(φ(s_i, a)) / N — the
+    score of the multinomial logit per decision. (imitation's default stopping rule, an
+    l∞ distance of the occupancies below 1e-3, does not fit this encoding: a chosen state's
+    occupancy is at most 1/N, so with N ≥ 1,000 decisions it holds at the first iteration.)
+
+    Args:
+        action_features: φ(s_i, a) of every decision and action, shape (N, A, k).
+        actions: the demonstrated action of each decision, shape (N,) ints.
+
+    Returns:
+        The arguments of :func:`run_mce_irl` and :func:`train_mce_irl`: the MDP (S states),
+        the observations (S, k), the start distribution (S,), the demonstrated states (N, 3)
+        and actions (N, 2).
+
+    Raises:
+        ValueError: for no decisions, shapes that disagree or actions outside 0..A − 1.
+    """
+    action_features = np.asarray(action_features, dtype=np.float64)
+    actions = np.asarray(actions, dtype=np.int64)
+    if action_features.ndim != 3 or len(action_features) == 0:
+        raise ValueError(
+            f"action_features must have shape (N ≥ 1, A, k), got {action_features.shape}"
+        )
+    n, n_actions, width = action_features.shape
+    if actions.shape != (n,) or actions.min() < 0 or actions.max() >= n_actions:
+        raise ValueError(f"actions must be {n} ints in 0..{n_actions - 1}")
+    n_states = n * (1 + n_actions) + 1
+    absorbing = n_states - 1
+    chosen = n + np.arange(n * n_actions)  # state of (decision i, action a) at i·A + a
+    targets = np.concatenate([chosen, np.full((n_states - n) * n_actions, absorbing)])
+    rows = np.arange(n_states * n_actions)
+    transitions = sp.csr_matrix(
+        (np.ones(len(rows)), (rows, targets)), shape=(n_states * n_actions, n_states)
+    )
+    mdp = TabularMDP(n_actions, 2, np.ones((n_states, n_actions), dtype=bool), transitions)
+    observations = np.zeros((n_states, width))
+    observations[chosen] = action_features.reshape(-1, width)
+    start = np.zeros(n_states)
+    start[:n] = 1.0 / n
+    decisions = np.arange(n)
+    states = np.column_stack(
+        [decisions, n + decisions * n_actions + actions, np.full(n, absorbing)]
+    )
+    return mdp, observations, start, states, np.column_stack([actions, np.zeros(n, np.int64)])
+
+
+def train_mce_irl(
+    mdp: TabularMDP,
+    observations: np.ndarray,
+    start: np.ndarray,
+    states: np.ndarray,
+    actions: np.ndarray,
+    *,
+    seed: int = 0,
+    max_iter: int = 1000,
+    lr: float = 1e-2,
+    weight_decay: float = 0.0,
+    linf_eps: float = 1e-3,
+    grad_l2_eps: float = 1e-4,
+):
+    """Train imitation's MCEIRL in this process; returns its reward net and training seconds.
+
+    The net is imitation's ``BasicRewardNet`` with no hidden layer and the state only: a
+    linear reward w·obs(s) + b. The defaults are imitation's (Adam, lr 0.01, no weight
+    decay, stop at an l∞ occupancy gap of 1e-3 or a gradient norm of 1e-4, 1,000 iterations).
+
+    Args:
+        mdp: the MDP (every action valid).
+        observations: state features, shape (S, k).
+        start: initial-state distribution, shape (S,).
+        states: demonstrated states, shape (N, H + 1).
+        actions: demonstrated actions, shape (N, H).
+        seed: seed of torch (the net's initial weights) and of imitation's generator.
+        max_iter: maximum gradient steps.
+        lr: Adam's learning rate.
+        weight_decay: Adam's L2 weight decay (per demonstration: the gradient is an average).
+        linf_eps: stop when the l∞ distance between expert and model occupancy is below it.
+        grad_l2_eps: stop when the gradient's norm is below it.
+
+    Returns:
+        The trained net (read it with :func:`state_rewards`) and the wall time of
+        ``MCEIRL.train`` in seconds.
+    """
     import torch
     from imitation.algorithms.mce_irl import MCEIRL
     from imitation.data.types import Trajectory
@@ -82,14 +192,33 @@ def _train(mdp, observations, start, states, actions, seed, results) -> None:
         use_next_state=False,
         use_done=False,
     )
-    trainer = MCEIRL(demos, env, net, rng=np.random.default_rng(seed), log_interval=None)
+    trainer = MCEIRL(
+        demos,
+        env,
+        net,
+        rng=np.random.default_rng(seed),
+        optimizer_kwargs={"lr": lr, "weight_decay": weight_decay},
+        linf_eps=linf_eps,
+        grad_l2_eps=grad_l2_eps,
+        log_interval=None,
+    )
     began = time.perf_counter()
-    trainer.train()
-    seconds = time.perf_counter() - began
+    trainer.train(max_iter=max_iter)
+    return net, time.perf_counter() - began
+
+
+def state_rewards(net, observations: np.ndarray) -> np.ndarray:
+    """The reward a state-only imitation reward net gives observations (N, k) → (N,)."""
+    import torch
+
     with torch.no_grad():
-        obs = torch.as_tensor(env.observation_matrix, dtype=net.dtype)
-        reward = net(obs, None, None, None).reshape(-1).numpy().astype(np.float64)
-    results.put((reward, seconds))
+        obs = torch.as_tensor(np.asarray(observations), dtype=net.dtype)
+        return net(obs, None, None, None).reshape(-1).numpy().astype(np.float64)
+
+
+def _train(mdp, observations, start, states, actions, seed, results) -> None:
+    net, seconds = train_mce_irl(mdp, observations, start, states, actions, seed=seed)
+    results.put((state_rewards(net, observations), seconds))
 
 
 def run_mce_irl(

@@ -1,4 +1,4 @@
-"""MaxEntIRLAgent: one country, many countries at once, the harness, errors."""
+"""MaxEntIRLAgent and NeuralMaxEntIRLAgent: one country, many at once, the harness, errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from agents.base import Agent
 from agents.baselines import LogisticAgent
-from agents.irl_agent import MaxEntIRLAgent
+from agents.irl_agent import MaxEntIRLAgent, NeuralMaxEntIRLAgent
 from benchmarks.harness import TemporalSplit, evaluate
 from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -73,3 +73,58 @@ def test_errors(demos) -> None:
         MaxEntIRLAgent().fit([])
     with pytest.raises(ValueError, match="l2 must be"):
         MaxEntIRLAgent(l2=-1.0)
+
+
+@pytest.fixture(scope="module")
+def held_out(assembly):
+    """Training demonstrations of sessions 1–4 and held-out decisions of session 5."""
+    split = TemporalSplit.of(assembly.data, 4)
+    train = group_by_country(rollcall_demonstrations(split.train, with_infos=False))
+    test = group_by_country(
+        rollcall_demonstrations(split.test, history=split.train, with_infos=False)
+    )
+    return train, test
+
+
+def _log_loss(agent, demos) -> float:
+    obs = np.concatenate([d.obs[:-1] for d in demos])
+    acts = np.concatenate([d.acts for d in demos])
+    return float(-np.log(agent.action_probs(obs)[np.arange(len(acts)), acts]).mean())
+
+
+def test_neural_agent_is_an_agent_with_a_reward(demos) -> None:
+    agent = NeuralMaxEntIRLAgent(3, epochs=20).fit(demos["Country 001"])
+    assert isinstance(agent, Agent)
+    obs = demos["Country 001"][0].obs
+    probs = agent.action_probs(obs)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+    rewards = agent.reward_matrix(obs)
+    assert rewards.shape == (len(obs), 3) and np.isfinite(rewards).all()
+    # the policy is the softmax of the reward
+    expected = np.exp(rewards - rewards.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(probs, expected / expected.sum(axis=1, keepdims=True), rtol=1e-6)
+    masked = agent.action_probs(obs, np.array([True, True, False]))
+    assert (masked[:, 2] == 0).all()
+    np.testing.assert_array_equal(agent.act(obs), probs.argmax(axis=1))
+    again = NeuralMaxEntIRLAgent(3, epochs=20).fit(demos["Country 001"])
+    np.testing.assert_array_equal(again.action_probs(obs), probs)  # same seed, same network
+
+
+def test_neural_agent_learns_held_out_votes(held_out) -> None:
+    """Far better than a uniform guess on a later session, and as good as the linear reward."""
+    train, test = held_out
+    neural = np.mean([_log_loss(NeuralMaxEntIRLAgent(3).fit(train[c]), test[c]) for c in train])
+    linear = np.mean([_log_loss(MaxEntIRLAgent(3).fit(train[c]), test[c]) for c in train])
+    assert neural < np.log(3) - 0.3
+    assert neural < linear + 0.05
+
+
+def test_neural_agent_errors(demos) -> None:
+    with pytest.raises(ValueError, match="not fitted"):
+        NeuralMaxEntIRLAgent().action_probs(np.zeros((1, 56)))
+    with pytest.raises(ValueError, match="no demonstrations"):
+        NeuralMaxEntIRLAgent().fit([])
+    with pytest.raises(ValueError, match="l2 must be"):
+        NeuralMaxEntIRLAgent(l2=-1.0)
+    with pytest.raises(ValueError, match="the demonstrations have 3 actions, the agent 4"):
+        NeuralMaxEntIRLAgent(4, epochs=1).fit(demos["Country 001"])

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irl.imitation_compat import run_mce_irl, to_imitation_env
+from irl.imitation_compat import (
+    decision_mdp,
+    run_mce_irl,
+    state_rewards,
+    to_imitation_env,
+    train_mce_irl,
+)
 from irl.mdp import TabularMDP, random_mdp, sample_trajectories, soft_value_iteration
 
 
@@ -45,3 +51,69 @@ def test_a_failing_child_is_an_error_not_a_timeout() -> None:
     mdp, observations, states, actions = _problem()
     with pytest.raises(RuntimeError, match="MCEIRL failed"):
         run_mce_irl(mdp, observations, np.ones(8), states + 100, actions, time_limit=120)
+
+
+def _decisions(seed: int = 0, n: int = 40):
+    """n one-step decisions with 3 actions, φ(s, a) = e_a ⊗ [1, x(s)], votes from a logit."""
+    from envs.legislative.features import ActionFeatureMap
+
+    rng = np.random.default_rng(seed)
+    x = rng.random((n, 2))
+    feature_map = ActionFeatureMap(("x0", "x1"), ("yes", "no", "abstain"))
+    truth = np.array([[1.0, 2.0, -1.0], [0.0, -2.0, 1.0], [-1.0, 0.0, 0.0]])
+    logits = feature_map.logits(truth, x)
+    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    actions = (rng.random(n)[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
+    return feature_map, x, actions
+
+
+def test_decision_mdp_makes_imitations_policy_the_logit_of_a_reward_over_actions() -> None:
+    """Through imitation's own planner and occupancy: the conventions the encoding relies on."""
+    from imitation.algorithms.mce_irl import mce_occupancy_measures, mce_partition_fh
+
+    feature_map, x, actions = _decisions()
+    phi = feature_map(x)
+    mdp, observations, start, states, acts = decision_mdp(phi, actions)
+    n = len(x)
+    assert mdp.n_states == n * 4 + 1 and mdp.horizon == 2
+    assert states.shape == (n, 3) and acts.shape == (n, 2)
+    np.testing.assert_array_equal(observations[states[:, 1]], phi[np.arange(n), actions])
+    env = to_imitation_env(mdp, observations, start)
+    w = np.random.default_rng(1).normal(size=phi.shape[2])
+    reward = observations @ w
+    _, _, pi = mce_partition_fh(env, reward=reward)
+    logits = phi @ w
+    expected = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(pi[0, :n], expected / expected.sum(axis=1, keepdims=True))
+    _, visits = mce_occupancy_measures(env, reward=reward)
+    # pending and absorbing states: visited once per decision by model and expert alike
+    np.testing.assert_allclose(visits[:n], 1.0 / n)
+    assert visits[-1] == pytest.approx(1.0)
+    np.testing.assert_allclose(visits[n:-1].reshape(n, 3), pi[0, :n] / n)
+
+
+def test_mce_irl_on_decisions_reaches_the_exact_penalised_logit() -> None:
+    """Same data, same Gaussian prior: imitation's Adam steps land on our exact L-BFGS optimum."""
+    from irl.maxent import decision_problem, fit_maxent
+
+    feature_map, x, actions = _decisions(n=60)
+    l2 = 1.0
+    net, seconds = train_mce_irl(
+        *decision_mdp(feature_map(x), actions),
+        weight_decay=l2 / len(x), lr=0.05, linf_eps=0.0, grad_l2_eps=1e-6, max_iter=400,
+    )  # fmt: skip
+    k = feature_map.n_features
+    learned = (state_rewards(net, np.eye(k)) - state_rewards(net, np.zeros((1, k)))).reshape(3, 3)
+    mdp, features, expert = decision_problem([x], [actions])
+    exact = fit_maxent(
+        mdp, features, expert, l2=l2, shrinkage="none", standardise=False, standard_errors=False
+    ).theta[0]
+    np.testing.assert_allclose(learned - learned.mean(axis=0), exact, atol=1e-3)
+    assert seconds > 0
+
+
+def test_decision_mdp_rejects_bad_shapes() -> None:
+    with pytest.raises(ValueError, match="action_features must have shape"):
+        decision_mdp(np.zeros((0, 3, 2)), np.zeros(0, dtype=int))
+    with pytest.raises(ValueError, match="actions must be 4 ints in 0..2"):
+        decision_mdp(np.zeros((4, 3, 2)), np.array([0, 1, 2, 3]))
