@@ -49,6 +49,8 @@ _HEADERS = {
     "macro_f1": "macro-F1", "log_loss": "log-loss", "ece": "ECE", "true_reward": "true reward",
     "reward_corr": "reward corr", "epic": "EPIC", "log_loss_diff": "Δ log-loss vs best",
     "p_value": "p", "fit_seconds": "fit s", "predict_seconds": "predict s",
+    "reward": "reward / step", "hit_rate": "hit rate", "next_state_mse": "next-state MSE",
+    "next_state_mse_diff": "Δ MSE vs best",
 }  # fmt: skip
 
 
@@ -62,6 +64,8 @@ def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
         if f"{column}_ci" in table:
             shown[column] = [
                 f"{v:.{digits}f} ({ci[0]:.{digits}f}–{ci[1]:.{digits}f})"
+                if isinstance(ci, tuple | list)
+                else ("" if pd.isna(v) else f"{v:.{digits}f}")
                 for v, ci in zip(values, table[f"{column}_ci"], strict=True)
             ]
         elif pd.api.types.is_float_dtype(values):
@@ -99,7 +103,8 @@ def metric_bars_figure(
                     for ci, v in zip(intervals, values, strict=True)
                 ]
             )
-            error = np.vstack([values - low, high - values])
+            # clipped: a bootstrap mean of a constant can differ from it in the last bit
+            error = np.clip(np.vstack([values - low, high - values]), 0.0, None)
         axis.barh(positions, values, xerr=error, color="#4c72b0", ecolor="#333333", capsize=3)
         axis.set_yticks(positions, names if axis is axes[0] else [""] * len(names))
         axis.invert_yaxis()
@@ -112,7 +117,7 @@ def metric_bars_figure(
     return figure
 
 
-_LOWER = {"log_loss", "brier", "ece"}
+_LOWER = {"log_loss", "brier", "ece", "next_state_mse"}
 
 
 def calibration_figure(
@@ -188,17 +193,23 @@ def write_report(
     sections, markdown = [], []
     for result in results:
         figures = []
-        metrics = [m for m in ("accuracy", "macro_f1", "log_loss") if m in result.table]
-        for name, figure in (
+        metrics = [m for m in result.plot_metrics if m in result.table]
+        plots = [
             (
                 "metrics",
                 metric_bars_figure(
                     result.table, metrics, f"{result.suite}: held-out scores (95% CI)"
                 ),
-            ),
-            ("calibration", calibration_figure(result.calibration, f"{result.suite}: reliability")),
-            *result.extras.get("figures", {}).items(),
-        ):
+            )
+        ]
+        if result.calibration:  # suites scored by class labels
+            plots.append(
+                (
+                    "calibration",
+                    calibration_figure(result.calibration, f"{result.suite}: reliability"),
+                )
+            )
+        for name, figure in (*plots, *result.extras.get("figures", {}).items()):
             path = out / f"{result.suite}_{name}.png"
             figures.append(figure_png(figure, path))
             written[path.name] = path

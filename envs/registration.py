@@ -33,5 +33,7 @@ def register_envs() -> None:
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in registry:
             register(
-                id=env_id, entry_point=entry_point, vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id)
+                id=env_id,
+                entry_point=entry_point,
+                vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id),
             )

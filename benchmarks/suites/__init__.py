@@ -9,9 +9,25 @@ Example:
 
 from benchmarks.suites.base import AgentSpec, Options, Suite, SuiteResult, Task, Truth, run_suite
 from benchmarks.suites.deliberation import DELIBERATION
+from benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
+from benchmarks.suites.memory import MEMORY
 from benchmarks.suites.rollcall import SYNTHETIC, UNVOTES
 
-SUITES: dict[str, Suite] = {suite.name: suite for suite in (SYNTHETIC, UNVOTES, DELIBERATION)}
+SUITES: dict[str, Suite] = {
+    suite.name: suite for suite in (SYNTHETIC, UNVOTES, DELIBERATION, MEMORY)
+}
 """Every suite, by name."""
 
-__all__ = ["SUITES", "AgentSpec", "Options", "Suite", "SuiteResult", "Task", "Truth", "run_suite"]
+__all__ = [
+    "SUITES",
+    "AgentSpec",
+    "EpisodeScores",
+    "EpisodicAgent",
+    "EpisodicRunner",
+    "Options",
+    "Suite",
+    "SuiteResult",
+    "Task",
+    "Truth",
+    "run_suite",
+]

@@ -10,6 +10,10 @@ the best baseline.
 Work units are small descriptors (suite name, options, agent, countries): a worker rebuilds
 the task itself (cached per process), so any executor that can call a function on a
 descriptor — local processes today, a cluster tomorrow — runs the suites unchanged.
+
+Suites that are not scored by class labels (an episodic env scored by reward and
+prediction error) supply a ``runner`` (:mod:`benchmarks.suites.episodic`) that returns the
+same :class:`SuiteResult`, with its own metrics and header.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import pandas as pd
 from agents.base import Agent
 from benchmarks.executor import Executor, LocalExecutor
 from benchmarks.statistics import GroupedScores, calibration_curve, paired_bootstrap_test
+from benchmarks.suites.figures import learned_figures, learned_parameters
 from envs.legislative.demonstrations import Demonstration
 from envs.legislative.spaces import ObservationLayout
 
@@ -161,6 +166,10 @@ def per_country(make: Callable[[Task], Agent]) -> FitFn:
     return fit
 
 
+Runner = Callable[["Suite", Options, Executor | None, bool], "SuiteResult"]
+"""Runs a suite that is not scored by class labels: (suite, options, executor, progress)."""
+
+
 @dataclass(frozen=True)
 class Suite:
     """A benchmark suite: data and split (the task), agents, metrics.
@@ -168,16 +177,23 @@ class Suite:
     Attributes:
         name: short name (``--suite NAME``).
         description: one line for the report.
-        make_task: builds the task from the run's options.
-        agents: the agents, given the task (some need its truth or context).
-        metrics: the metrics shown (a subset of :data:`benchmarks.statistics.METRICS`).
+        make_task: builds the task from the run's options (a :class:`Task`, or whatever
+            the suite's ``runner`` expects).
+        agents: the agents, given the task (some need its truth or context):
+            :class:`AgentSpec` objects, or what the ``runner`` plays (each with a ``name``).
+        metrics: the metrics shown (a subset of :data:`benchmarks.statistics.METRICS`, or
+            the ``runner``'s).
+        runner: None for suites scored by class labels (:func:`run_suite` fits, predicts and
+            scores the task's held-out decisions); else the suite runs itself, e.g. an
+            :class:`~benchmarks.suites.episodic.EpisodicRunner` scoring held-out episodes.
     """
 
     name: str
     description: str
-    make_task: Callable[[Options], Task]
-    agents: Callable[[Task, Options], Sequence[AgentSpec]]
+    make_task: Callable[[Options], Any]
+    agents: Callable[[Any, Options], Sequence[Any]]
     metrics: tuple[str, ...] = ("accuracy", "macro_f1", "log_loss", "brier", "ece")
+    runner: Runner | None = None
 
 
 @dataclass
@@ -197,6 +213,8 @@ class SuiteResult:
         calibration: per agent, the reliability curve (confidence, accuracy, count).
         predictions: per agent, the held-out actions (N,) and predicted probabilities (N, A).
         extras: anything the suite adds for plots (e.g. learned reward weights).
+        header: the text above the table (None: the split, class balance and chance level).
+        plot_metrics: the metrics of the report's bar plots.
     """
 
     suite: str
@@ -210,11 +228,15 @@ class SuiteResult:
     calibration: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     predictions: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
     extras: dict[str, Any] = field(default_factory=dict)
+    header: str | None = None
+    plot_metrics: tuple[str, ...] = ("accuracy", "macro_f1", "log_loss")
 
     def to_markdown(self) -> str:
-        """The table as Markdown, under the split, class balance and chance level."""
+        """The table as Markdown, under its header (default: split, balance and chance)."""
         from benchmarks.report import markdown_table
 
+        if self.header is not None:
+            return self.header + "\n\n" + markdown_table(self.table)
         balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
         best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
         header = (
@@ -239,6 +261,7 @@ class _Predictions:
     fit_seconds: float
     predict_seconds: float
     rewards: dict[str, np.ndarray] = field(default_factory=dict)
+    learned: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def build_task(suite: Suite, options: Options) -> Task:
@@ -272,7 +295,8 @@ def _run_unit(unit: Unit) -> _Predictions:
         reward = getattr(agents[country], "reward_matrix", None)
         if reward is not None:
             rewards[country] = np.asarray(reward(obs), dtype=np.float64)
-    return _Predictions(tuple(countries), probs, fit_seconds, predict_seconds, rewards)
+    learned = {c: found for c in countries if (found := learned_parameters(agents[c]))}
+    return _Predictions(tuple(countries), probs, fit_seconds, predict_seconds, rewards, learned)
 
 
 def _units(suite: Suite, task: Task, options: Options) -> list[Unit]:
@@ -292,7 +316,7 @@ def run_suite(
     executor: Executor | None = None,
     progress: bool = True,
 ) -> SuiteResult:
-    """Fit and score every agent of a suite on its task.
+    """Fit and score every agent of a suite on its task (or hand the suite to its runner).
 
     Args:
         suite: the suite.
@@ -302,6 +326,8 @@ def run_suite(
     """
     from tqdm.auto import tqdm
 
+    if suite.runner is not None:
+        return suite.runner(suite, options, executor, progress)
     task = build_task(suite, options)
     units = _units(suite, task, options)
     executor = executor or LocalExecutor(1)
@@ -318,6 +344,7 @@ def run_suite(
         part.countries += output.countries
         part.probs.update(output.probs)
         part.rewards.update(output.rewards)
+        part.learned.update(output.learned)
         part.fit_seconds += output.fit_seconds
         part.predict_seconds += output.predict_seconds
     return _score(suite, task, options, merged)
@@ -362,6 +389,10 @@ def _score(
         suite.name, suite.description, task.split, task.source, task.countries,
         {a: float(b) for a, b in zip(task.action_names, balance, strict=True) if b > 0},
         chance, table, calibration, stacked,
+        extras={"figures": learned_figures(
+            {name: p.learned for name, p in predictions.items()},
+            task.layout.names, task.action_names,
+        )},
     )  # fmt: skip
 
 

@@ -2,12 +2,16 @@
 
 Each function returns the spec of one agent for a task; suites pick from them. Learners
 that fit every country at once (MaxEnt IRL) get one work unit; per-country learners are
-split into chunks of countries that run in parallel under ``--jobs``.
+split into chunks of countries that run in parallel under ``--jobs``. Learners built on
+torch fit on one thread (:func:`single_threaded`, or by themselves).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+
+from threadpoolctl import threadpool_limits
 
 from agents.baselines import (
     AlwaysYesAgent,
@@ -18,9 +22,34 @@ from agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
-from benchmarks.suites.base import AgentSpec, Task, per_country
+from benchmarks.suites.base import AgentSpec, FitFn, Task, per_country
 
-__all__ = ["baseline_specs", "bc_spec", "debate_spec", "irl_spec", "planted_spec"]
+__all__ = [
+    "baseline_specs",
+    "bc_spec",
+    "debate_spec",
+    "irl_spec",
+    "mce_irl_spec",
+    "neural_irl_spec",
+    "planted_spec",
+    "single_threaded",
+]
+
+
+def single_threaded(fit: FitFn) -> FitFn:
+    """The fit function run on one thread (BLAS, and torch's OpenMP; restored after).
+
+    For learners with small networks that do not limit their threads themselves: on the
+    2-core reference machine, busy with other work, torch's second thread made imitation's BC
+    about 4× slower (measured).
+    """
+
+    @functools.wraps(fit)
+    def run(task: Task, countries: Sequence[str]):
+        with threadpool_limits(limits=1):
+            return fit(task, countries)
+
+    return run
 
 
 def baseline_specs(
@@ -67,6 +96,40 @@ def irl_spec(task: Task) -> AgentSpec:
     return AgentSpec("maxent-irl (linear)", fit, chunk=None)
 
 
+def neural_irl_spec(task: Task, *, epochs: int = 300) -> AgentSpec:
+    """Neural MaxEnt IRL: an MLP reward over the observation, fitted per country."""
+
+    def make(task: Task):
+        from agents.irl_agent import NeuralMaxEntIRLAgent
+
+        return NeuralMaxEntIRLAgent(task.n_actions, task.layout, epochs=epochs, seed=task.seed)
+
+    return AgentSpec("maxent-irl (neural)", per_country(make))
+
+
+def mce_irl_spec(
+    task: Task, *, max_countries: int, max_decisions: int = 200, max_iter: int = 1000
+) -> AgentSpec:
+    """MCE-IRL of the imitation library on each country's last ``max_decisions`` roll calls.
+
+    Its dense (S, A, S) transitions grow as the square of the decisions, so it runs on the
+    first ``max_countries`` countries and a window of recent roll calls.
+    """
+
+    def make(task: Task):
+        from agents.imitation_agents import MCEIRLAgent
+
+        return MCEIRLAgent(
+            task.n_actions,
+            task.layout,
+            max_decisions=max_decisions,
+            max_iter=max_iter,
+            seed=task.seed,
+        )
+
+    return AgentSpec("imitation MCE-IRL", per_country(make), max_countries=max_countries)
+
+
 def debate_spec(task: Task) -> AgentSpec:
     """The debate allocator (tendency mixture calibrated by adversarial debate)."""
 
@@ -86,7 +149,9 @@ def bc_spec(task: Task, *, max_countries: int | None = None, n_epochs: int = 20)
 
         return BCAgent(task.n_actions, task.layout, n_epochs=n_epochs, seed=task.seed)
 
-    return AgentSpec("imitation BC", per_country(make), max_countries=max_countries)
+    return AgentSpec(
+        "imitation BC", single_threaded(per_country(make)), max_countries=max_countries
+    )
 
 
 def planted_spec(task: Task, assembly) -> AgentSpec:

@@ -4,6 +4,12 @@
 expected true reward of each agent's votes and reward recovery); ``unvotes``: the real votes,
 trained on sessions up to 60 and tested on 61–69 by default. Test observations are computed
 from the training votes only: a forecast, as the votes were not yet cast.
+
+Both run linear and neural MaxEnt IRL. imitation's MCE-IRL runs in ``synthetic`` only, on 10
+countries and each one's last 200 training roll calls: it needs the tabular MDP as a dense
+(S, A, S) tensor with S = 4N + 1 states for N roll calls, about 9 GB for a real country's
+~4,800 training roll calls of sessions 1–60 (and each step reads all of it), so it is not in
+``unvotes``.
 """
 
 from __future__ import annotations
@@ -13,7 +19,15 @@ from collections.abc import Sequence
 
 from benchmarks.splits import TemporalSplit, eligible_countries
 from benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
-from benchmarks.suites.catalog import baseline_specs, bc_spec, debate_spec, irl_spec, planted_spec
+from benchmarks.suites.catalog import (
+    baseline_specs,
+    bc_spec,
+    debate_spec,
+    irl_spec,
+    mce_irl_spec,
+    neural_irl_spec,
+    planted_spec,
+)
 from envs.legislative.data import RollCallData, Vote
 from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
 from envs.legislative.features import FeatureConfig, feature_names
@@ -80,9 +94,14 @@ def _synthetic_task(options: Options) -> Task:
 
 
 def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
+    mce_irl = (
+        mce_irl_spec(task, max_countries=2, max_decisions=100, max_iter=300)
+        if options.quick
+        else mce_irl_spec(task, max_countries=10, max_decisions=200)
+    )
     return [
-        *baseline_specs(task), irl_spec(task), debate_spec(task), bc_spec(task),
-        planted_spec(task, _assembly(options.seed, options.quick)),
+        *baseline_specs(task), irl_spec(task), neural_irl_spec(task), mce_irl, debate_spec(task),
+        bc_spec(task), planted_spec(task, _assembly(options.seed, options.quick)),
     ]  # fmt: skip
 
 
@@ -98,6 +117,7 @@ def _unvotes_agents(task: Task, options: Options) -> list[AgentSpec]:
     return [
         *baseline_specs(task),
         irl_spec(task),
+        neural_irl_spec(task),
         debate_spec(task),
         bc_spec(task, max_countries=40),
     ]

@@ -109,8 +109,10 @@ class _BatchedEnv(VectorEnv):
         infos["final_observation"], infos["_final_observation"] = finals, done.copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Close the shared single env."""
-        self.env.close()
+        """Close the shared single env (absent when ``__init__`` raised before setting it)."""
+        env = getattr(self, "env", None)
+        if env is not None:
+            env.close()
 
 
 class RollCallVectorEnv(_BatchedEnv):

@@ -110,3 +110,14 @@ def test_parser_lists_bench_and_refuses_unknown_commands(capsys):
 def test_throughput_measure_runs(env_id):
     rate = measure(env_id, ENVS[env_id], seconds=0.05)
     assert np.isfinite(rate) and rate > 0
+
+
+def test_report_draws_what_the_agents_learned(unvotes_folder, tmp_path, capsys):
+    out = tmp_path / "results"
+    agents = ["majority", "maxent-irl (linear)", "debate allocator"]
+    args = ["bench", "--quiet", "--data", str(unvotes_folder), "--agents", *agents,
+            "--bootstrap", "20", "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"unvotes_weights.png", "unvotes_dendrogram.png", "unvotes_allocations.png"} <= names
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 5

@@ -90,7 +90,10 @@ def test_one_row_per_agent_with_the_documented_columns(result, data):
 def test_markdown_names_the_split_balance_chance_and_agents(result):
     text = result.to_markdown()
     assert f"Split: {result.split}; 6 countries." in text
-    assert "Held-out class balance: yes" in text and "Chance (uniform over valid actions): log-loss 1.099" in text
+    assert (
+        "Held-out class balance: yes" in text
+        and "Chance (uniform over valid actions): log-loss 1.099" in text
+    )
     for name in default_agents():
         assert f"| {name} " in text
 

@@ -41,14 +41,18 @@ def _assert_same(original: list[Demonstration], loaded: list[Demonstration]) -> 
 
 def test_rollcall_round_trip(assembly, tmp_path):
     demos = rollcall_demonstrations(assembly.data, ["Country 002", "Country 004"])
-    dataset = to_minari(demos, "assembly/rollcall-test-v0", env_id="assembly/RollCall-v0", root=tmp_path)
+    dataset = to_minari(
+        demos, "assembly/rollcall-test-v0", env_id="assembly/RollCall-v0", root=tmp_path
+    )
     assert dataset.total_episodes == len(demos)
     _assert_same(demos, from_minari("assembly/rollcall-test-v0", root=tmp_path))
 
 
 def test_deliberation_round_trip_keeps_stage_tallies(assembly, tmp_path):
     demos = deliberation_demonstrations(resolution_records(assembly), ["Country 001"])[:5]
-    to_minari(demos, "assembly/deliberation-test-v0", env_id="assembly/Deliberation-v0", root=tmp_path)
+    to_minari(
+        demos, "assembly/deliberation-test-v0", env_id="assembly/Deliberation-v0", root=tmp_path
+    )
     loaded = from_minari("assembly/deliberation-test-v0", root=tmp_path)
     _assert_same(demos, loaded)
     assert set(loaded[0].infos[0]["tally"]) == {"sponsors"}

@@ -1,0 +1,197 @@
+"""Episodic suites: agents scored per held-out episode (reward, errors), not by class labels.
+
+Some envs have no label to forecast: in ``MemoryDynamics-v0`` an action is a read of a
+memory range, judged by the reward and the next-state error it brings. An episodic suite's
+agents are :class:`EpisodicAgent` objects whose ``play`` fits the agent on the task's
+training data and plays the task's held-out episodes, returning one score per episode for
+each metric (:class:`EpisodeScores`). :class:`EpisodicRunner`, set as the suite's
+``runner``, runs one work unit per agent (the task must have ``split`` and ``source``
+attributes, one-line descriptions) on the run's executor and builds the usual
+:class:`~benchmarks.suites.base.SuiteResult`: the mean of every metric with a 95% bootstrap
+interval over episodes, and a paired bootstrap test of one metric against the best
+baseline (the same resampled episodes for both agents).
+
+Example:
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from benchmarks.suites.base import Options, Suite, run_suite
+    >>> def play(task, options):
+    ...     return EpisodeScores({"reward": np.full(5, task.value)}, 0.0, 0.0)
+    >>> task = SimpleNamespace(split="five episodes", source="a constant", value=-1.0)
+    >>> suite = Suite("toy", "a toy", lambda options: task,
+    ...               lambda task, options: [EpisodicAgent("always", play, baseline=True)],
+    ...               metrics=("reward",), runner=EpisodicRunner("reward", lower_is_better=False))
+    >>> run_suite(suite, Options(n_bootstrap=20), progress=False).table["reward"].tolist()
+    [-1.0]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.executor import Executor, LocalExecutor
+from benchmarks.statistics import bootstrap_weights
+from benchmarks.suites.base import Options, Suite, SuiteResult, build_task
+
+__all__ = ["EpisodeScores", "EpisodicAgent", "EpisodicRunner"]
+
+
+@dataclass(frozen=True)
+class EpisodeScores:
+    """One agent's scores on the held-out episodes.
+
+    Attributes:
+        scores: metric name → one value per held-out episode, shape (n_episodes,), in the
+            task's episode order (NaN everywhere: the metric does not apply to this agent).
+        fit_seconds: wall time of fitting the agent.
+        predict_seconds: wall time of its decisions and predictions on the episodes.
+    """
+
+    scores: Mapping[str, np.ndarray]
+    fit_seconds: float
+    predict_seconds: float
+
+    def __post_init__(self) -> None:
+        lengths = {name: np.shape(values) for name, values in self.scores.items()}
+        if not lengths or len(set(lengths.values())) != 1 or len(next(iter(lengths.values()))) != 1:
+            raise ValueError(f"scores must be 1-D arrays of one length per metric, got {lengths}")
+
+
+@dataclass(frozen=True)
+class EpisodicAgent:
+    """An agent of an episodic suite.
+
+    Attributes:
+        name: the name in the table.
+        play: ``play(task, options)`` fits the agent on the task's training data and plays
+            the held-out episodes.
+        baseline: whether it is a simple baseline (the paired test compares every agent with
+            the best baseline).
+    """
+
+    name: str
+    play: Callable[[Any, Options], EpisodeScores]
+    baseline: bool = False
+
+
+@dataclass(frozen=True)
+class EpisodicRunner:
+    """Runs an episodic suite (a suite's ``runner``); see the module docstring.
+
+    Attributes:
+        compare_on: the metric of the paired test against the best baseline.
+        lower_is_better: whether a lower ``compare_on`` is better (it picks the best
+            baseline).
+        describe: the text above the table, from the task (default: the suite's
+            description and the task's ``split`` and ``source`` attributes).
+    """
+
+    compare_on: str
+    lower_is_better: bool = True
+    describe: Callable[[Any], str] | None = None
+
+    def __call__(
+        self, suite: Suite, options: Options, executor: Executor | None, progress: bool
+    ) -> SuiteResult:
+        """Play every agent (one work unit each), then score the episodes."""
+        from tqdm.auto import tqdm
+
+        task = build_task(suite, options)
+        names = [agent.name for agent in suite.agents(task, options)]
+        units = [(suite, options, name) for name in names]
+        executor = executor or LocalExecutor(1)
+        if isinstance(executor, LocalExecutor) and executor.jobs == 1:
+            outputs = [_play_unit(u) for u in tqdm(units, desc=f"{suite.name}: agents",
+                                                   disable=not progress)]  # fmt: skip
+        else:
+            outputs = executor.map(_play_unit, units)
+        played = dict(zip(names, outputs, strict=True))
+        baselines = [a.name for a in suite.agents(task, options) if a.baseline]
+        table = self._table(suite, options, played, baselines)
+        header = self.describe(task) if self.describe else f"{task.split}. Data: {task.source}."
+        if "vs_best_baseline" in table:
+            sign = "lower" if self.lower_is_better else "higher"
+            header += (
+                f"\nΔ and p: {self.compare_on} against the best baseline "
+                f"({table['vs_best_baseline'].iloc[0]}; {sign} is better), paired bootstrap "
+                "over episodes."
+            )
+        return SuiteResult(
+            suite.name, suite.description, task.split, task.source, (), {}, math.nan, table,
+            header=f"{suite.description}. {header}\nIn brackets: 95% bootstrap intervals over "
+            "held-out episodes.",
+            plot_metrics=suite.metrics,
+        )  # fmt: skip
+
+    def _table(
+        self, suite: Suite, options: Options, played: Mapping[str, EpisodeScores],
+        baselines: list[str],
+    ) -> pd.DataFrame:  # fmt: skip
+        rng = np.random.default_rng(options.seed)
+        n = len(next(iter(next(iter(played.values())).scores.values())))
+        weights = bootstrap_weights(n, options.n_bootstrap, rng) / n
+        rows = []
+        for name, result in played.items():
+            row: dict[str, Any] = {"agent": name}
+            for metric in suite.metrics:
+                values = np.asarray(result.scores.get(metric, np.full(n, np.nan)), dtype=float)
+                row[metric], row[f"{metric}_ci"] = _mean_and_interval(values, weights)
+            row.update(n=n, fit_seconds=result.fit_seconds,
+                       predict_seconds=result.predict_seconds)  # fmt: skip
+            rows.append(row)
+        table = pd.DataFrame(rows)
+        usable = [b for b in baselines if np.isfinite(_metric(played[b], self.compare_on))]
+        if not usable:
+            return table
+        pick = min if self.lower_is_better else max
+        best = pick(usable, key=lambda b: _metric(played[b], self.compare_on))
+        reference = np.asarray(played[best].scores[self.compare_on], dtype=float)
+        differences, p_values = [], []
+        for name in table["agent"]:
+            values = np.asarray(played[name].scores.get(self.compare_on, np.full(n, np.nan)))
+            difference, p_value = _paired_test(values - reference, weights)
+            differences.append(difference)
+            p_values.append(p_value)
+        table["vs_best_baseline"] = best
+        table[f"{self.compare_on}_diff"] = differences
+        table["p_value"] = p_values
+        return table
+
+
+def _play_unit(unit: tuple[Suite, Options, str]) -> EpisodeScores:
+    """Fit and play one agent (the task is rebuilt once per process)."""
+    suite, options, name = unit
+    task = build_task(suite, options)
+    agent = {a.name: a for a in suite.agents(task, options)}[name]
+    return agent.play(task, options)
+
+
+def _metric(result: EpisodeScores, metric: str) -> float:
+    values = result.scores.get(metric)
+    return math.nan if values is None else float(np.mean(values))
+
+
+def _mean_and_interval(
+    values: np.ndarray, weights: np.ndarray
+) -> tuple[float, tuple[float, float] | None]:
+    """Mean over episodes and its 95% percentile bootstrap interval (None when NaN)."""
+    if not np.all(np.isfinite(values)):
+        return math.nan, None
+    samples = weights @ values
+    return float(values.mean()), (float(np.percentile(samples, 2.5)),
+                                  float(np.percentile(samples, 97.5)))  # fmt: skip
+
+
+def _paired_test(differences: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """Mean paired difference and its two-sided bootstrap p-value (same resampled episodes)."""
+    if not np.all(np.isfinite(differences)):
+        return math.nan, math.nan
+    samples = weights @ differences
+    tail = min((samples <= 0).mean(), (samples >= 0).mean())
+    return float(differences.mean()), float(min(1.0, max(2 * tail, 1.0 / len(weights))))

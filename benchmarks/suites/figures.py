@@ -1,0 +1,69 @@
+"""Figures of what agents learned: reward-weight heatmap, country dendrogram, debate allocations.
+
+Work units return each fitted agent's learned parameters (:func:`learned_parameters`: the
+reward weights ``theta_`` of MaxEnt IRL agents, the training history ``history_`` of debate
+allocators) beside its predictions; :func:`learned_figures` turns them into the report's
+extra figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from agents.debate import allocations_figure
+from envs.legislative.features import ActionFeatureMap
+from irl.analysis import dendrogram_figure, weights_heatmap_figure
+
+__all__ = ["learned_figures", "learned_parameters"]
+
+
+def learned_parameters(agent: Any) -> dict[str, Any]:
+    """What a fitted agent learned that the report can draw (empty when nothing)."""
+    found = {}
+    if isinstance(getattr(agent, "theta_", None), np.ndarray):
+        found["weights"] = agent.theta_
+    if getattr(agent, "history_", None) is not None:
+        found["history"] = agent.history_
+    return found
+
+
+def learned_figures(
+    learned: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    obs_names: tuple[str, ...],
+    action_names: tuple[str, ...],
+) -> dict[str, Figure]:
+    """Figures of the first agent (table order) with reward weights and the first debate agent.
+
+    Args:
+        learned: agent name → country → :func:`learned_parameters` of its fitted agent.
+        obs_names: the task's observation names (to name the weights when they are θ·φ(s, a)
+            over the env's :class:`~envs.legislative.features.ActionFeatureMap`).
+        action_names: the task's action names.
+
+    Returns:
+        Figure name → figure: ``weights`` and ``dendrogram`` (≥ 2 countries), ``allocations``.
+    """
+    figures: dict[str, Figure] = {}
+    for agent, by_country in learned.items():
+        weights = {c: p["weights"] for c, p in by_country.items() if "weights" in p}
+        if weights and "weights" not in figures:
+            countries = list(weights)
+            theta = np.stack([np.ravel(weights[c]) for c in countries])
+            names = ActionFeatureMap(obs_names, action_names).names
+            if len(names) != theta.shape[1]:  # weights over another feature map
+                names = tuple(f"w{j}" for j in range(theta.shape[1]))
+            figures["weights"] = weights_heatmap_figure(theta, countries, names)
+            figures["weights"].axes[0].set_title(f"{agent}: learned reward weights")
+            if len(countries) > 1:
+                figures["dendrogram"] = dendrogram_figure(theta, countries)
+        histories = {c: p["history"] for c, p in by_country.items() if "history" in p}
+        if histories and "allocations" not in figures:
+            country, history = next(iter(histories.items()))
+            if history.metrics:
+                title = f"{agent}: tendency allocations of {country} over epochs"
+                figures["allocations"] = allocations_figure(history, title=title)
+    return figures

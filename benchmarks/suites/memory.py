@@ -1,0 +1,299 @@
+"""The memory suite: which memory range to read in ``MemoryDynamics-v0`` (the LeWorld world).
+
+The world (medium: two relevant regions that hop between pages, a 65,536-word memory;
+``--quick``: 8,192 words) is fixed by the seed. Every agent learns from its own kind of
+training data — the world's training episodes, or interaction with the env — and plays the
+same held-out episodes (env seeds 10,000 …). Per episode:
+
+* ``reward``: the env's mean reward per step, minus the MSE of the analytic next-state
+  prediction the agent's read allows (one read of two regions leaves half of the memory
+  term unknown, so even a perfect read stays above the noise floor);
+* ``hit_rate``: the fraction of reads that overlap a relevant window;
+* ``next_state_mse``: the MSE of the agent's own prediction of s_{t+1}: the analytic one
+  of its read (= −reward) for agents without a model, the learned model's otherwise.
+
+Agents:
+
+* random reads (baseline): uniform page, offset and length;
+* memory-less MLP (baseline): predicts s_{t+1} from (s_{t−1}, s_t, c, t) with as many
+  parameters as the suite's LeWorld system; it reads nothing (no reward, no hit rate);
+* SB3 PPO: ``MlpPolicy`` trained on the env's reward;
+* LeWorld: the three-phase system trained in the suite with a small config; its read is the
+  most confident SLM's, its prediction the BLM's from all SLMs' reads (one step, no info
+  request, as in ``Simulator-v0``);
+* oracle reads: the window of the first relevant region (the best single read); its
+  prediction is the true transition mean (every relevant window read), so its next-state
+  MSE is the noise floor.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from benchmarks.suites.base import Options, Suite
+from benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
+from envs.memory import MemoryDynamicsEnv, MemoryWorld, MemoryWorldConfig
+from world_models.leworld import (
+    Datasets,
+    LeWorldConfig,
+    LeWorldSystem,
+    MemorylessMLP,
+    StepBatch,
+    make_datasets,
+    train_leworld,
+    train_memoryless,
+    training_episodes,
+)
+
+__all__ = ["MEMORY", "MemoryTask", "memory_task"]
+
+EVAL_SEED = 10_000
+"""Env seed of the first held-out episode."""
+
+Decide = Callable[[np.ndarray, MemoryDynamicsEnv], np.ndarray]
+"""A read (page, offset, length − 1) from an observation (the env is for oracles only)."""
+Predict = Callable[[np.ndarray, np.ndarray, MemoryDynamicsEnv], np.ndarray]
+"""s_{t+1} from the observation and the read, before the env steps (shape (state_dim,))."""
+
+
+@dataclass(frozen=True)
+class MemoryTask:
+    """The world, its training data and the held-out episodes of the memory suite.
+
+    Attributes:
+        world: the world (memory, difficulty, sizes).
+        config: the LeWorld system's config (also sizes the memory-less MLP).
+        data: training and validation episodes of the world (for the learned predictors).
+        eval_seeds: env seeds of the held-out episodes.
+        ppo_steps: PPO's training steps. ppo_batch: its rollout length (``n_steps``).
+        memoryless_epochs: epochs of the memory-less MLP.
+        split: a one-line description of the evaluation.
+        source: a one-line description of the world.
+        seed: the run's seed.
+    """
+
+    world: MemoryWorld
+    config: LeWorldConfig
+    data: Datasets
+    eval_seeds: tuple[int, ...]
+    ppo_steps: int
+    ppo_batch: int
+    memoryless_epochs: int
+    split: str
+    source: str
+    seed: int
+
+
+def memory_task(options: Options) -> MemoryTask:
+    """The task of the memory suite (``options.quick``: tiny sizes, under a minute).
+
+    The world is synthetic: ``options.data``, ``countries`` and ``last_train_session``
+    do not apply and are ignored.
+    """
+    world = MemoryWorld(
+        MemoryWorldConfig(
+            difficulty="medium", num_words=8192 if options.quick else 65_536,
+            memory_seed=options.seed,
+        )
+    )  # fmt: skip
+    cfg = world.config
+    base = LeWorldConfig(
+        state_dim=cfg.state_dim, char_dim=cfg.char_dim, sequence_length=cfg.sequence_length
+    )
+    if options.quick:
+        config = replace(
+            base, num_slms=2, slm_hidden=32, blm_hidden=64, read_dim=8, query_dim=4,
+            straight_through_top_k=8, num_train_sequences=200, num_val_sequences=20,
+            num_test_sequences=20, phase1_epochs=6, phase2_epochs=3, phase2_warmup_steps=10,
+            phase2_restart_epochs=3, phase3_epochs=1,
+        )  # fmt: skip
+        episodes, ppo_steps, ppo_batch, memoryless_epochs = 20, 1024, 256, 20
+    else:
+        config = replace(
+            base, num_val_sequences=100, num_test_sequences=100, phase2_epochs=4,
+            phase2_warmup_steps=100, phase2_restart_epochs=4, phase3_epochs=1,
+        )  # fmt: skip
+        episodes, ppo_steps, ppo_batch, memoryless_epochs = 200, 50_000, 2048, 50
+    seeds = tuple(range(EVAL_SEED, EVAL_SEED + episodes))
+    return MemoryTask(
+        world, config, make_datasets(world, config, options.seed), seeds, ppo_steps, ppo_batch,
+        memoryless_epochs,
+        split=f"{episodes} held-out episodes × {cfg.sequence_length} steps "
+        f"(env seeds {EVAL_SEED}–{EVAL_SEED + episodes - 1}); learners see "
+        f"{config.num_train_sequences} training episodes per epoch or PPO's {ppo_steps:,} "
+        "env steps",
+        source=f"MemoryDynamics-v0, {cfg.difficulty} ({cfg.num_regions} hopping regions), "
+        f"{cfg.population} memory of {cfg.num_words:,} × {cfg.word_size} bits "
+        f"(memory seed {cfg.memory_seed})",
+        seed=options.seed,
+    )  # fmt: skip
+
+
+def play(task: MemoryTask, decide: Decide, predict: Predict | None = None, *,
+         reads: bool = True) -> EpisodeScores:  # fmt: skip
+    """Play the held-out episodes: per-episode reward, hit rate and next-state MSE.
+
+    Args:
+        task: the memory task.
+        decide: chooses each read.
+        predict: the agent's own prediction of s_{t+1} (None: the analytic prediction of its
+            read, whose MSE is −reward).
+        reads: False for agents that do not read (their reward and hit rate are NaN; the
+            env still needs a read to step, ``decide``'s, which nothing scores).
+
+    Returns:
+        Scores with ``fit_seconds`` 0 (the caller adds its own) and the time spent in
+        ``decide`` and ``predict``.
+    """
+    env = MemoryDynamicsEnv(world=task.world)
+    state = task.world.layout.slices["s"]
+    n = len(task.eval_seeds)
+    reward, hit_rate, mse = np.zeros(n), np.zeros(n), np.zeros(n)
+    seconds = 0.0
+    for e, seed in enumerate(task.eval_seeds):
+        obs, _ = env.reset(seed=seed)
+        rewards, hits, errors, done = [], [], [], False
+        while not done:
+            start = time.perf_counter()
+            action = np.asarray(decide(obs, env), dtype=np.int64)
+            prediction = None if predict is None else predict(obs, action, env)
+            seconds += time.perf_counter() - start
+            next_obs, r, done, _, info = env.step(action)
+            rewards.append(r)
+            hits.append(info["hit"])
+            if prediction is None:
+                errors.append(-r)
+            else:
+                errors.append(float(np.mean((prediction - next_obs[state]) ** 2)))
+            obs = next_obs
+        reward[e], hit_rate[e], mse[e] = np.mean(rewards), np.mean(hits), np.mean(errors)
+    if not reads:
+        reward[:], hit_rate[:] = np.nan, np.nan
+    return EpisodeScores(
+        {"reward": reward, "hit_rate": hit_rate, "next_state_mse": mse}, 0.0, seconds
+    )
+
+
+def _one_thread(play_agent: Callable[[MemoryTask, Options], EpisodeScores]):
+    """Run an agent with one torch thread, restoring the setting after.
+
+    These small matrices run fastest on one thread; on a busy two-core machine two threads
+    per process made the LeWorld and PPO steps many times slower.
+    """
+
+    @functools.wraps(play_agent)
+    def run(task: MemoryTask, options: Options) -> EpisodeScores:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return play_agent(task, options)
+        finally:
+            torch.set_num_threads(before)
+
+    return run
+
+
+def _fitted(scores: EpisodeScores, fit_seconds: float) -> EpisodeScores:
+    return replace(scores, fit_seconds=fit_seconds)
+
+
+def _random_reads(task: MemoryTask, options: Options) -> EpisodeScores:
+    rng = np.random.default_rng(options.seed)
+    nvec = MemoryDynamicsEnv(world=task.world).action_space.nvec
+    return play(task, lambda obs, env: rng.integers(nvec))
+
+
+def _first_window(env: MemoryDynamicsEnv) -> np.ndarray:
+    start, length = env.relevant_windows()[0]
+    return np.array([start // 256, start % 256, length - 1])
+
+
+def _oracle(task: MemoryTask, options: Options) -> EpisodeScores:
+    world = task.world
+    layout = world.layout
+
+    def true_mean(obs: np.ndarray, action: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
+        windows = env.relevant_windows()
+        seeds = world.seed(world.memory.mean_bits(windows[:, 0], windows[:, 1]))
+        term = world.tile(seeds.mean(axis=0))
+        return world.transition_mean(layout.part(obs, "s"), term, layout.part(obs, "c"))
+
+    return play(task, lambda obs, env: _first_window(env), true_mean)
+
+
+@_one_thread
+def _memoryless(task: MemoryTask, options: Options) -> EpisodeScores:
+    cfg = task.world.config
+    start = time.perf_counter()
+    sizes = dict(
+        state_dim=cfg.state_dim, char_dim=cfg.char_dim, sequence_length=cfg.sequence_length
+    )
+    model = MemorylessMLP.like(LeWorldSystem(task.world, task.config, seed=options.seed),
+                               seed=options.seed, **sizes)  # fmt: skip
+    episodes = training_episodes(task.world, task.config, task.data.train, options.seed)
+    train_memoryless(model, episodes, task.data.val, epochs=task.memoryless_epochs,
+                     seed=options.seed, progress=False)  # fmt: skip
+    fit_seconds = time.perf_counter() - start
+
+    def predict(obs: np.ndarray, action: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
+        rows = StepBatch.from_observations(task.world.layout, cfg.sequence_length, obs[None],
+                                           obs[None])  # fmt: skip
+        with torch.no_grad():
+            return model(rows.s_prev, rows.s, rows.c, rows.step)[0].numpy()
+
+    no_read = np.zeros(3, dtype=np.int64)
+    return _fitted(play(task, lambda obs, env: no_read, predict, reads=False), fit_seconds)
+
+
+@_one_thread
+def _ppo(task: MemoryTask, options: Options) -> EpisodeScores:
+    from stable_baselines3 import PPO
+
+    start = time.perf_counter()
+    model = PPO("MlpPolicy", MemoryDynamicsEnv(world=task.world), n_steps=task.ppo_batch,
+                batch_size=64, seed=options.seed, verbose=0, device="cpu")  # fmt: skip
+    model.learn(total_timesteps=task.ppo_steps)
+    fit_seconds = time.perf_counter() - start
+    return _fitted(
+        play(task, lambda obs, env: model.predict(obs, deterministic=True)[0]), fit_seconds
+    )
+
+
+@_one_thread
+def _leworld(task: MemoryTask, options: Options) -> EpisodeScores:
+    start = time.perf_counter()
+    system, _ = train_leworld(task.world, task.config, seed=options.seed, data=task.data,
+                              progress=False, evaluate=False)  # fmt: skip
+    fit_seconds = time.perf_counter() - start
+    state = task.world.layout.slices["s"]
+
+    def predict(obs: np.ndarray, action: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
+        return system.predict(obs[None], action[None]).mean[0, state]
+
+    return _fitted(play(task, lambda obs, env: system.choose_reads(obs)[0], predict), fit_seconds)
+
+
+def _agents(task: MemoryTask, options: Options) -> list[EpisodicAgent]:
+    return [
+        EpisodicAgent("random reads", _random_reads, baseline=True),
+        EpisodicAgent("memory-less MLP", _memoryless, baseline=True),
+        EpisodicAgent(f"SB3 PPO ({task.ppo_steps:,} steps)", _ppo),
+        EpisodicAgent("LeWorld (trained in-suite)", _leworld),
+        EpisodicAgent("oracle reads (noise floor)", _oracle),
+    ]
+
+
+MEMORY = Suite(
+    "memory",
+    "MemoryDynamics-v0: choose which memory range to read to predict the next state",
+    memory_task,
+    _agents,
+    metrics=("reward", "hit_rate", "next_state_mse"),
+    runner=EpisodicRunner("next_state_mse", lower_is_better=True),
+)
