@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from envs.errors import CheckpointError
 
-__all__ = ["atomic_write_bytes", "atomic_write_json", "atomic_write_text", "read_versioned_json"]
+T = TypeVar("T")
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "atomic_write_text",
+    "dataclass_from_dict",
+    "read_versioned_json",
+]
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -76,3 +85,12 @@ def read_versioned_json(path: str | Path, *, kind: str, version: int) -> dict[st
             f"{path}: format version {document.get('format_version')!r}, this code reads {version}"
         )
     return document
+
+
+def dataclass_from_dict(cls: type[T], values: dict[str, Any], *, what: str) -> T:
+    """``cls(**values)`` for a saved config; unknown keys raise ValueError naming the known ones."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown {what} options {unknown}; known: {sorted(known)}")
+    return cls(**values)

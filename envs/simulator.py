@@ -13,13 +13,14 @@ from envs.errors import InvalidActionError
 from envs.legislative.deliberation import STATE_NAMES
 from envs.legislative.rewards import RewardFn
 from envs.legislative.spaces import ObservationLayout, Stage
+from envs.text_render import TextRender
 
 __all__ = ["SimulatorEnv"]
 
 _STAGE_NAMES = tuple(name for name in STATE_NAMES if name.startswith("stage_"))  # Stage order
 
 
-class SimulatorEnv(gym.Env[np.ndarray, np.int64]):
+class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     """A world model of ``Deliberation-v0`` or ``RollCall-v0`` run as an environment.
 
     ## Description
@@ -197,20 +198,8 @@ class SimulatorEnv(gym.Env[np.ndarray, np.int64]):
             0.0 if self.reward_fn is None else float(self.reward_fn(obs, action, next_obs, info))
         )
         self._last = {"action": action, "reward": reward}
-        if self.render_mode == "human":
-            print(self.render_text())
+        self._show_step()
         return next_obs.copy(), reward, terminated, truncated, info
-
-    def render(self) -> str | None:
-        """Render as text ("ansi") or print it ("human")."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
     def action_masks(self) -> np.ndarray:
         """Valid actions in the current state, shape (n,) bool (all True without a model mask)."""

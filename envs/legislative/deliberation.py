@@ -24,6 +24,7 @@ from envs.legislative.rewards import RewardFn, recorded_action_match
 from envs.legislative.sources import default_assembly, roll_call_data
 from envs.legislative.spaces import Action, ObservationLayout, Stage, action_mask, unit_box
 from envs.legislative.synthetic import SyntheticAssembly
+from envs.text_render import TextRender
 
 __all__ = [
     "STAGE_MASKS",
@@ -156,7 +157,7 @@ def resolution_records(data: Any = None) -> ResolutionRecords:
     raise TypeError(f"cannot make resolution records from {type(data).__name__}")
 
 
-class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
+class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     """One resolution seen by one country: draft, committee vote, plenary vote, outcome.
 
     ## Description
@@ -362,20 +363,8 @@ class DeliberationEnv(gym.Env[np.ndarray, np.int64]):
         if terminated:
             info["adopted"] = bool(obs[self._state_index("adopted")])
         self._last = {"stage": stage, "action": action, "reward": reward, "tally": tally}
-        if self.render_mode == "human":
-            print(self.render_text())
+        self._show_step()
         return obs.copy(), reward, terminated, False, info
-
-    def render(self) -> str | None:
-        """Render as text ("ansi") or print it ("human")."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
     def recorded_action(self) -> int | None:
         """What the country actually did at the current stage (None: not recorded, or over).

@@ -15,6 +15,7 @@ from envs.legislative.features import FeatureConfig, RollCallFeatures
 from envs.legislative.rewards import RewardFn, recorded_action_match
 from envs.legislative.sources import DataSpec, roll_call_data
 from envs.legislative.spaces import ObservationLayout, unit_box
+from envs.text_render import TextRender
 
 __all__ = ["RollCallEnv", "VoteEpisodes"]
 
@@ -110,7 +111,7 @@ class VoteEpisodes:
         )
 
 
-class RollCallEnv(gym.Env[np.ndarray, np.int64]):
+class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     """One session of roll calls seen by one country; each step is one vote.
 
     ## Description
@@ -253,22 +254,10 @@ class RollCallEnv(gym.Env[np.ndarray, np.int64]):
         reward = float(self.reward_fn(obs[t], int(action), next_obs, voted))
         episode["t"] = t + 1
         self._last = (int(action), reward)
-        if self.render_mode == "human":
-            print(self.render_text())
+        self._show_step()
         info = {**infos[t if terminated else t + 1], "recorded_action": recorded,
                 "voted_rcid": voted["rcid"]}  # fmt: skip
         return next_obs, reward, terminated, False, info
-
-    def render(self) -> str | None:
-        """Render as text ("ansi") or print it ("human"): roll call, context, last action."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
     def recorded_action(self) -> int | None:
         """What the country actually voted on the current roll call (None after the end).

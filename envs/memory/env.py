@@ -12,13 +12,14 @@ from envs.errors import InvalidActionError
 from envs.legislative.rewards import RewardFn
 from envs.memory.memory import PAGE_SIZE, clip_read, join_address
 from envs.memory.world import Episodes, MemoryWorld, MemoryWorldConfig, ReadPredictionReward
+from envs.text_render import TextRender
 
 __all__ = ["MemoryDynamicsEnv"]
 
 _CHARS_PER_PAGE = 32  # render: one character per 8 words
 
 
-class MemoryDynamicsEnv(gym.Env[np.ndarray, np.ndarray]):
+class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
     """The LeWorld world seen by one small model: each step, read one address range.
 
     ## Description
@@ -167,20 +168,8 @@ class MemoryDynamicsEnv(gym.Env[np.ndarray, np.ndarray]):
         reward = float(self.reward_fn(obs, action, next_obs, info))
         self._t = t + 1
         self._last = {"start": int(start), "length": int(length), "reward": reward, **info}
-        if self.render_mode == "human":
-            print(self.render_text())
+        self._show_step()
         return next_obs.copy(), reward, self._t == self.config.sequence_length, False, info
-
-    def render(self) -> str | None:
-        """Render as text ("ansi") or print it ("human"): the last read against the regions."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
     def action_masks(self) -> np.ndarray:
         """Valid values of each action component, concatenated: all True."""

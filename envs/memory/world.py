@@ -28,7 +28,7 @@ values are free characteristics drawn uniformly from [−1, 1].
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ import numpy as np
 from envs.legislative.spaces import ObservationLayout
 from envs.memory.memory import PAGE_SIZE, BitMemory, join_address, read_iou, read_overlap
 from envs.memory.population import POPULATIONS, build_memory
+from envs.persist import dataclass_from_dict
 
 __all__ = [
     "DIFFICULTIES",
@@ -172,11 +173,7 @@ class MemoryWorldConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> MemoryWorldConfig:
         """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming the known ones."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown world options {unknown}; known: {sorted(known)}")
-        return cls(**values)
+        return dataclass_from_dict(cls, values, what="world")
 
 
 class MemoryLayout:

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from envs.persist import dataclass_from_dict
+
 __all__ = ["LeWorldConfig"]
+
+
+_MAY_BE_ZERO = ("weight_decay", "phase2_warmup_steps", "temperature_anneal_rate")
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,7 @@ class LeWorldConfig:
             value = getattr(self, item.name)
             if isinstance(value, bool):
                 continue
-            if item.name.startswith("lambda_") or item.name in ("weight_decay",):
-                if value < 0:
-                    raise ValueError(f"{item.name} must be non-negative, got {value}")
-            elif item.name in ("phase2_warmup_steps", "temperature_anneal_rate"):
+            if item.name.startswith("lambda_") or item.name in _MAY_BE_ZERO:
                 if value < 0:
                     raise ValueError(f"{item.name} must be non-negative, got {value}")
             elif value <= 0:
@@ -110,11 +112,7 @@ class LeWorldConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> LeWorldConfig:
         """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming the known ones."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown LeWorld options {unknown}; known: {sorted(known)}")
-        return cls(**values)
+        return dataclass_from_dict(cls, values, what="LeWorld")
 
     def quick(self) -> LeWorldConfig:
         """The ``--quick`` profile: a fifth of the epochs of phases 2 and 3.
