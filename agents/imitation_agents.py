@@ -12,6 +12,7 @@ writes to a temporary folder and progress bars are off unless asked.
 from __future__ import annotations
 
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -72,7 +73,11 @@ class BCAgent(BaseAgent):
                 device="cpu",
                 custom_logger=imitation_logger.configure(folder, format_strs=[]),
             )
-            trainer.train(n_epochs=self.n_epochs, progress_bar=self.progress, log_interval=10**9)
+            with warnings.catch_warnings():  # imitation 1.0.1 logs a tensor that requires grad
+                warnings.filterwarnings("ignore", "Converting a tensor with requires_grad")
+                trainer.train(
+                    n_epochs=self.n_epochs, progress_bar=self.progress, log_interval=10**9
+                )
         self.policy_ = trainer.policy.eval()
         return self
 

@@ -184,6 +184,8 @@ class EmpiricalModel(HeadModel):
             level[found], index[found] = k, position[found]
 
         def gather(key: str) -> np.ndarray:
+            if n == 1:  # a single env step: one table row, no masks (the simulator's hot path)
+                return self._tables[level[0]][key][index][None].astype(np.float64, copy=False)
             first = self._tables[0][key]
             out = np.empty((n, *first.shape[1:]), dtype=np.float64)
             for k in np.unique(level):  # only the levels in use: one for a single step

@@ -503,7 +503,9 @@ class StateSchema:
         vote, outcome = self.part("plenary_yes_bin"), self.part("adopted")
         if not isinstance(vote, VoteSharesPart) or not isinstance(outcome, OneHotPart):
             return
-        tallies = np.stack([vote.sample(probs, rng) for _ in range(_CANDIDATES)])  # (K, N, 3)
+        n = out.shape[0]
+        repeated = {name: np.tile(probs[name], (_CANDIDATES, 1)) for name in vote.heads}
+        tallies = vote.sample(repeated, rng).reshape(_CANDIDATES, n, 3)  # one call for K draws
         implied = tallies[..., 0] > tallies[..., 1]  # (K, N)
         wanted = _draw(probs["adopted"], rng) == 1
         agrees = implied == wanted[None, :]
