@@ -68,7 +68,7 @@ class BCAgent(BaseAgent):
                 action_space=spaces.Discrete(self.n_actions),
                 rng=np.random.default_rng(self.seed),
                 demonstrations=to_imitation(demonstrations),
-                batch_size=self.batch_size,
+                batch_size=min(self.batch_size, len(obs)),  # imitation rejects a larger one
                 l2_weight=self.l2_weight,
                 device="cpu",
                 custom_logger=imitation_logger.configure(folder, format_strs=[]),
