@@ -1,4 +1,4 @@
-"""Agents that model a country's behaviour, behind one protocol (``fit``, ``action_probs``, ``act``).
+"""Agents that model a country's behaviour behind one protocol: ``fit``, ``action_probs``, ``act``.
 
 The protocol and the simple baselines are importable from here; the heavier agents live in
 their modules so that importing ``agents`` stays light: ``agents.irl_agent`` (MaxEnt IRL),

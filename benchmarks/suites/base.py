@@ -22,10 +22,11 @@ import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from agents.base import Agent
 from benchmarks.executor import Executor, LocalExecutor
@@ -44,10 +45,30 @@ __all__ = [
     "build_task",
     "per_country",
     "run_suite",
+    "single_threaded",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 FitFn = Callable[["Task", Sequence[str]], Mapping[str, Agent]]
 """Fits an agent for each of the given countries on the task's training demonstrations."""
+
+
+def single_threaded(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` run on one thread (BLAS, and torch's OpenMP; restored after).
+
+    For learners with small networks that do not limit their threads themselves: on the
+    2-core reference machine, busy with other work, torch's second thread made imitation's BC
+    about 4× slower, and the LeWorld and PPO steps of the memory suite many times slower.
+    """
+
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with threadpool_limits(limits=1):
+            return function(*args, **kwargs)
+
+    return run
 
 
 @dataclass(frozen=True)

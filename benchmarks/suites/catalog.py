@@ -8,10 +8,7 @@ torch fit on one thread (:func:`single_threaded`, or by themselves).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-
-from threadpoolctl import threadpool_limits
 
 from agents.baselines import (
     AlwaysYesAgent,
@@ -22,7 +19,7 @@ from agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
-from benchmarks.suites.base import AgentSpec, FitFn, Task, per_country
+from benchmarks.suites.base import AgentSpec, Task, per_country, single_threaded
 
 __all__ = [
     "baseline_specs",
@@ -32,24 +29,7 @@ __all__ = [
     "mce_irl_spec",
     "neural_irl_spec",
     "planted_spec",
-    "single_threaded",
 ]
-
-
-def single_threaded(fit: FitFn) -> FitFn:
-    """The fit function run on one thread (BLAS, and torch's OpenMP; restored after).
-
-    For learners with small networks that do not limit their threads themselves: on the
-    2-core reference machine, busy with other work, torch's second thread made imitation's BC
-    about 4× slower (measured).
-    """
-
-    @functools.wraps(fit)
-    def run(task: Task, countries: Sequence[str]):
-        with threadpool_limits(limits=1):
-            return fit(task, countries)
-
-    return run
 
 
 def baseline_specs(

@@ -28,7 +28,6 @@ Agents:
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -36,7 +35,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from benchmarks.suites.base import Options, Suite
+from benchmarks.suites.base import Options, Suite, single_threaded
 from benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
 from envs.memory import MemoryDynamicsEnv, MemoryWorld, MemoryWorldConfig
 from world_models.leworld import (
@@ -180,25 +179,6 @@ def play(task: MemoryTask, decide: Decide, predict: Predict | None = None, *,
     )
 
 
-def _one_thread(play_agent: Callable[[MemoryTask, Options], EpisodeScores]):
-    """Run an agent with one torch thread, restoring the setting after.
-
-    These small matrices run fastest on one thread; on a busy two-core machine two threads
-    per process made the LeWorld and PPO steps many times slower.
-    """
-
-    @functools.wraps(play_agent)
-    def run(task: MemoryTask, options: Options) -> EpisodeScores:
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return play_agent(task, options)
-        finally:
-            torch.set_num_threads(before)
-
-    return run
-
-
 def _fitted(scores: EpisodeScores, fit_seconds: float) -> EpisodeScores:
     return replace(scores, fit_seconds=fit_seconds)
 
@@ -227,7 +207,7 @@ def _oracle(task: MemoryTask, options: Options) -> EpisodeScores:
     return play(task, lambda obs, env: _first_window(env), true_mean)
 
 
-@_one_thread
+@single_threaded
 def _memoryless(task: MemoryTask, options: Options) -> EpisodeScores:
     cfg = task.world.config
     start = time.perf_counter()
@@ -251,7 +231,7 @@ def _memoryless(task: MemoryTask, options: Options) -> EpisodeScores:
     return _fitted(play(task, lambda obs, env: no_read, predict, reads=False), fit_seconds)
 
 
-@_one_thread
+@single_threaded
 def _ppo(task: MemoryTask, options: Options) -> EpisodeScores:
     from stable_baselines3 import PPO
 
@@ -265,7 +245,7 @@ def _ppo(task: MemoryTask, options: Options) -> EpisodeScores:
     )
 
 
-@_one_thread
+@single_threaded
 def _leworld(task: MemoryTask, options: Options) -> EpisodeScores:
     start = time.perf_counter()
     system, _ = train_leworld(task.world, task.config, seed=options.seed, data=task.data,
