@@ -27,6 +27,7 @@ from agents.debate import (
     plot_allocations,
     rollcall_observations,
 )
+from benchmarks.commands import add_data_source
 from envs.errors import DataError
 from envs.legislative.sources import roll_call_data
 
@@ -45,15 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train a debate model and save it",
         description="Train a debate model on one actor's observations.",
     )
-    source = train.add_mutually_exclusive_group()
-    source.add_argument(
-        "--data",
-        default=None,
-        metavar="DIR",
-        help="roll-call data: an unvotes folder or UNDL CSV (needs --country)",
-    )
-    source.add_argument(
-        "--synthetic", action="store_true", help="the embedded synthetic assembly (the default)"
+    source = add_data_source(
+        train, "roll-call data: an unvotes folder or UNDL CSV (needs --country)"
     )
     source.add_argument(
         "--observations",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchmarks.commands import add_data_source
 from envs.errors import DataError
 from envs.legislative.data import UNVOTES_FILES, load_roll_call_attributes
 from envs.legislative.features import FeatureConfig
@@ -37,16 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="irl_command", required=True, metavar="ACTION")
 
     fit = actions.add_parser("fit", help="fit rewards and save a model folder")
-    source = fit.add_mutually_exclusive_group()
-    source.add_argument(
-        "--data",
-        default=None,
-        metavar="DIR",
-        help="an unvotes folder (or UNDL CSV); default: the synthetic assembly",
-    )
-    source.add_argument(
-        "--synthetic", action="store_true", help="the embedded synthetic assembly (the default)"
-    )
+    add_data_source(fit, "an unvotes folder (or UNDL CSV); default: the synthetic assembly")
     fit.add_argument(
         "--sessions",
         default=None,

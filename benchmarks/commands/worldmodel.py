@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.commands import add_data_source
 from envs.errors import CheckpointError
 from world_models.base import load_world_model
 from world_models.checkpoint import read_manifest
@@ -42,13 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fit a model and save it to a folder",
         description="Fit a world model on the training split and save it.",
     )
-    source = train.add_mutually_exclusive_group()
-    source.add_argument(
-        "--data", default=None, help="'unvotes', an unvotes folder or a UNDL CSV (real votes)"
-    )
-    source.add_argument(
-        "--synthetic", action="store_true", help="the embedded synthetic assembly (the default)"
-    )
+    add_data_source(train, "'unvotes', an unvotes folder or a UNDL CSV (real votes)")
     train.add_argument(
         "--env",
         required=True,
