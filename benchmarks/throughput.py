@@ -1,7 +1,8 @@
 """Env steps per second of every ``assembly/`` env, single and vectorised, beside CartPole-v1.
 
-Single envs are made with ``gym.make``, vectorised ones with ``gym.make_vec(...,
-vectorization_mode="custom")`` (the native batched versions), all in the same run. Each is
+Single envs are made with ``gym.make``, vectorised ones with ``gym.make_vec`` in the mode
+that builds the native batched versions (:func:`envs.registration.make_native_vec`), all in
+the same run. Each is
 stepped with a fixed action that is valid in every state, so the loop measures the env, not
 an agent; a vectorised step of N sub-envs counts as N steps. Ratios are to CartPole-v1.
 A Deliberation-v0 step also draws the response of every other country (about 190 on the
@@ -21,6 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 import envs  # noqa: F401  (registers the assembly/ ids)
+from envs.registration import make_native_vec
 
 __all__ = ["main", "measure", "measure_vector"]
 
@@ -64,7 +66,7 @@ def measure_vector(
     env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0
 ) -> float:
     """Sub-env steps per second of a native vector env (after a few warm-up steps)."""
-    venv = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="custom")
+    venv = make_native_vec(env_id, num_envs)
     venv.reset(seed=seed)
     actions = np.full(num_envs, action)
     for _ in range(10):

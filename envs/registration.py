@@ -7,7 +7,9 @@ Gymnasium 1.x dropped the plugin hook, so there ``import envs`` is needed first)
 
 from __future__ import annotations
 
-__all__ = ["ENV_IDS", "VECTOR_ENTRY_POINTS", "register_envs"]
+from typing import Any
+
+__all__ = ["ENV_IDS", "VECTOR_ENTRY_POINTS", "make_native_vec", "register_envs"]
 
 ENV_IDS: dict[str, str] = {
     "assembly/RollCall-v0": "envs.legislative.rollcall:RollCallEnv",
@@ -20,7 +22,7 @@ VECTOR_ENTRY_POINTS: dict[str, str] = {
     "assembly/RollCall-v0": "envs.legislative.vector:RollCallVectorEnv",
     "assembly/Deliberation-v0": "envs.legislative.vector:DeliberationVectorEnv",
 }
-"""Native batched versions, for ``gym.make_vec(id, num_envs, vectorization_mode="custom")``."""
+"""Native batched versions, built by ``gym.make_vec`` (see :func:`make_native_vec`)."""
 
 
 def register_envs() -> None:
@@ -37,3 +39,26 @@ def register_envs() -> None:
                 entry_point=entry_point,
                 vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id),
             )
+
+
+def make_native_vec(env_id: str, num_envs: int, **kwargs: Any) -> Any:
+    """``gym.make_vec`` of an env's native batched version, on Gymnasium 0.29 and 1.x alike.
+
+    Gymnasium 0.29 calls this mode "custom" and hands the env only ``vector_kwargs``;
+    1.x calls it "vector_entry_point" and hands it the keyword arguments themselves.
+
+    Example:
+        >>> import envs
+        >>> vec = make_native_vec("assembly/RollCall-v0", 8, country="Country 001")
+        >>> vec.reset(seed=0)[0].shape
+        (8, 56)
+    """
+    import gymnasium as gym
+
+    if int(gym.__version__.split(".")[0]) >= 1:
+        return gym.make_vec(
+            env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs
+        )
+    return gym.make_vec(
+        env_id, num_envs=num_envs, vectorization_mode="custom", vector_kwargs=kwargs
+    )

@@ -449,7 +449,7 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         """Info of the current resolution at a stage (never the country's recorded action)."""
         episode = self._episode
         stage = episode["stage"] if stage is None else stage
-        return {**episode["about"], "stage": stage.name, "action_mask": STAGE_MASKS[stage]}
+        return {**episode["about"], "stage": stage.name, "action_mask": STAGE_MASKS[stage].copy()}
 
     def render_text(self) -> str:
         """A readable description of the current state."""

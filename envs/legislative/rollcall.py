@@ -223,7 +223,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         row, columns = self.sample_episode(self.np_random.random(2), options or {})
         country = self.data.country_names[row]
         obs = self.country_features(country)[columns]
-        obs.setflags(write=False)  # steps hand out rows of it without copying
+        obs.setflags(write=False)  # steps hand out read-only rows of it, not copies (speed)
         self._episode = {
             "country": country,
             "columns": columns,
@@ -233,7 +233,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             "t": 0,
         }
         self._last = None
-        return obs[0], self._episode["infos"][0]
+        return obs[0], {**self._episode["infos"][0], "action_mask": self._mask.copy()}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Vote on the current roll call and move to the next."""
@@ -255,8 +255,9 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         episode["t"] = t + 1
         self._last = (int(action), reward)
         self._show_step()
+        # Fresh mutable values in every returned info: users may keep and modify them.
         info = {**infos[t if terminated else t + 1], "recorded_action": recorded,
-                "voted_rcid": voted["rcid"]}  # fmt: skip
+                "voted_rcid": voted["rcid"], "action_mask": self._mask.copy()}  # fmt: skip
         return next_obs, reward, terminated, False, info
 
     def recorded_action(self) -> int | None:

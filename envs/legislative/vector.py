@@ -36,8 +36,12 @@ from envs.legislative.spaces import Action, Stage
 
 try:  # Gymnasium 0.29: the new-style vector API lives under `experimental`
     from gymnasium.experimental.vector import VectorEnv
-except ImportError:  # Gymnasium 1.x
-    from gymnasium.vector import VectorEnv
+
+    SAME_STEP: Any = "same-step"
+except ImportError:  # Gymnasium 1.x, which names the autoreset modes in an enum
+    from gymnasium.vector import AutoresetMode, VectorEnv
+
+    SAME_STEP = AutoresetMode.SAME_STEP
 
 __all__ = ["DeliberationVectorEnv", "RollCallVectorEnv"]
 
@@ -45,7 +49,7 @@ __all__ = ["DeliberationVectorEnv", "RollCallVectorEnv"]
 class _BatchedEnv(VectorEnv):
     """Shared set-up: sub-env generators, spaces, seeding, final-observation infos."""
 
-    metadata = {"autoreset_mode": "same-step", "render_modes": []}
+    metadata = {"autoreset_mode": SAME_STEP, "render_modes": []}
 
     def __init__(self, env: Any, num_envs: int) -> None:
         if num_envs < 1:

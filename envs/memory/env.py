@@ -130,7 +130,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         self._last = None
         s0 = self._episode.states[0, 0]
         self._obs = self._observation(s0, s0, np.zeros(self.config.word_size), (0, 0, 0))
-        return self._obs.copy(), {"action_mask": self._mask}
+        return self._obs.copy(), {"action_mask": self._mask.copy()}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Read the chosen range; the reward scores the prediction it allows."""
@@ -159,7 +159,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         hit, iou = self.world.read_quality(start, length, episode.regions[0], t)
         w_starts, w_lengths = self.world.windows(episode.regions[0], t)
         info = {
-            "action_mask": self._mask,
+            "action_mask": self._mask.copy(),
             "noise_floor": -float(np.mean(episode.noise[0, t] ** 2)),
             "hit": bool(hit),
             "iou": float(iou),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -12,6 +11,7 @@ from envs.legislative.deliberation import DeliberationEnv
 from envs.legislative.rollcall import RollCallEnv
 from envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from envs.legislative.vector import DeliberationVectorEnv, RollCallVectorEnv
+from envs.registration import make_native_vec
 
 N = 4
 
@@ -92,11 +92,8 @@ def test_reward_without_batch_form_is_called_row_by_row(assembly):
     assert len(calls) == N
 
 
-def test_make_vec_custom_mode_and_seed_list(assembly):
-    vector = gym.make_vec(
-        "assembly/RollCall-v0", num_envs=N, vectorization_mode="custom",
-        vector_kwargs={"data": assembly, "country": "Country 002"},
-    )  # fmt: skip
+def test_make_vec_native_mode_and_seed_list(assembly):
+    vector = make_native_vec("assembly/RollCall-v0", N, data=assembly, country="Country 002")
     assert isinstance(vector.unwrapped, RollCallVectorEnv)
     obs, infos = vector.reset(seed=[7, 7, 8, 9])
     assert obs.shape == (N, len(vector.unwrapped.layout))
