@@ -156,8 +156,8 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
             states[t], states[t + 1], bits, (page, offset, int(length)), step=t + 1
         )
         obs, self._obs = self._obs, next_obs
-        hit, iou = self.world.read_quality(start, length, episode.regions[0], t)
         w_starts, w_lengths = self.world.windows(episode.regions[0], t)
+        hit, iou = self.world.quality_against(start, length, w_starts, w_lengths)
         info = {
             "action_mask": self._mask.copy(),
             "noise_floor": -float(np.mean(episode.noise[0, t] ** 2)),

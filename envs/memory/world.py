@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from envs.legislative.spaces import ObservationLayout
-from envs.memory.memory import PAGE_SIZE, BitMemory, join_address, read_iou, read_overlap
+from envs.memory.memory import PAGE_SIZE, BitMemory, join_address, read_iou
 from envs.memory.population import POPULATIONS, build_memory
 from envs.persist import dataclass_from_dict
 
@@ -366,9 +366,15 @@ class MemoryWorld:
             (hit bool, iou float64), each shape (…,).
         """
         w_starts, w_lengths = self.windows(regions, np.asarray(step))
-        overlap = read_overlap(starts[..., None], lengths[..., None], w_starts, w_lengths)
-        iou = read_iou(starts[..., None], lengths[..., None], w_starts, w_lengths)
-        return (overlap > 0).any(axis=-1), iou.max(axis=-1)
+        return self.quality_against(starts, lengths, w_starts, w_lengths)
+
+    @staticmethod
+    def quality_against(
+        starts: np.ndarray, lengths: np.ndarray, w_starts: np.ndarray, w_lengths: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`read_quality` against known windows (…, K): a read hits iff its IoU is > 0."""
+        iou = read_iou(starts[..., None], lengths[..., None], w_starts, w_lengths).max(axis=-1)
+        return iou > 0, iou
 
     # ------------------------------------------------------------------ episodes
 
