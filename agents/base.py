@@ -12,8 +12,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from envs.legislative.demonstrations import Demonstration
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = ["Agent", "BaseAgent", "apply_mask", "stack_demonstrations"]
 

@@ -25,10 +25,10 @@ from scipy.optimize import minimize_scalar
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from agents.base import BaseAgent, stack_demonstrations
-from envs.legislative.data import ISSUE_CODES
-from envs.legislative.demonstrations import Demonstration
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.agents.base import BaseAgent, stack_demonstrations
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.data import ISSUE_CODES
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = [
     "AlwaysYesAgent",

@@ -22,12 +22,12 @@ import torch
 from gymnasium import spaces
 from threadpoolctl import threadpool_limits
 
-from agents.base import BaseAgent, stack_demonstrations
-from agents.irl_agent import LinearRewardAgent
-from envs.legislative.demonstrations import Demonstration, to_imitation
-from envs.legislative.features import ActionFeatureMap
-from envs.legislative.spaces import ObservationLayout
-from irl.imitation_compat import decision_mdp, state_rewards, train_mce_irl
+from assembly_gym.agents.base import BaseAgent, stack_demonstrations
+from assembly_gym.agents.irl_agent import LinearRewardAgent
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import Demonstration, to_imitation
+from assembly_gym.envs.legislative.features import ActionFeatureMap
+from assembly_gym.irl.imitation_compat import decision_mdp, state_rewards, train_mce_irl
 
 __all__ = ["AdversarialAgent", "BCAgent", "MCEIRLAgent"]
 
@@ -166,7 +166,7 @@ class MCEIRLAgent(LinearRewardAgent):
     """imitation's MCE-IRL on one country's roll calls: a linear reward over φ(s, a).
 
     imitation's ``MCEIRL`` learns a state-only reward on a tabular MDP with dense (S, A, S)
-    transitions. :func:`irl.imitation_compat.decision_mdp` encodes the country's decisions so
+    transitions. :func:`assembly_gym.irl.imitation_compat.decision_mdp` encodes the country's decisions so
     that choosing a moves decision i to a state observed as φ(s_i, a) = e_a ⊗ [1, x(s_i)]
     (:class:`~envs.legislative.features.ActionFeatureMap`); imitation's linear reward net
     w·φ + b then is a reward over (s, a), and the learned policy softmax_a w·φ(s, a) is the

@@ -5,12 +5,12 @@
 :meth:`MaxEntIRLAgent.fit_countries` fits many countries in one batched call, with
 shrinkage toward the global (or bloc) mean — what a harness should use.
 :class:`NeuralMaxEntIRLAgent` is its non-linear sibling: an MLP reward over the observation
-(:class:`irl.neural.NeuralReward`), trained with the same MaxEnt gradient. Both act by
+(:class:`assembly_gym.irl.neural.NeuralReward`), trained with the same MaxEnt gradient. Both act by
 :class:`RewardPolicyAgent`, the one-decision MaxEnt policy π(a | s) ∝ exp r(s, a).
 
 Example:
-    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-    >>> from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+    >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
     >>> demos = group_by_country(rollcall_demonstrations(data, with_infos=False))
     >>> agents = MaxEntIRLAgent.fit_countries(demos)
@@ -26,17 +26,18 @@ import numpy as np
 from scipy.special import softmax
 from threadpoolctl import threadpool_limits
 
-from agents.base import BaseAgent, stack_demonstrations
-from envs.legislative.deliberation_features import DeliberationFeatureMap
-from envs.legislative.demonstrations import Demonstration
-from envs.legislative.dynamics import EmpiricalDynamics
-from envs.legislative.spaces import Action, ObservationLayout
-from irl.deliberation import DeliberationProblem
-from irl.maxent import Shrinkage, decision_problem
-from irl.mdp import soft_value_iteration
-from irl.neural import NeuralReward
-from irl.reward_model import RewardModel
-from irl.rollcall import fit_demonstrations
+from assembly_gym.agents.base import BaseAgent, stack_demonstrations
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.deliberation_features import DeliberationFeatureMap
+from assembly_gym.envs.legislative.demonstrations import Demonstration
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
+from assembly_gym.envs.legislative.spaces import Action
+from assembly_gym.irl.deliberation import DeliberationProblem
+from assembly_gym.irl.maxent import Shrinkage, decision_problem
+from assembly_gym.irl.mdp import soft_value_iteration
+from assembly_gym.irl.neural import NeuralReward
+from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.rollcall import fit_demonstrations
 
 __all__ = [
     "LinearRewardAgent",
@@ -162,7 +163,7 @@ class MaxEntIRLAgent(LinearRewardAgent):
 class NeuralMaxEntIRLAgent(RewardPolicyAgent):
     """Softmax policy of an MLP reward r_ψ(s, a) learned from one country's votes by MaxEnt IRL.
 
-    The network (:class:`irl.neural.NeuralReward`: tanh hidden layers, one output per
+    The network (:class:`assembly_gym.irl.neural.NeuralReward`: tanh hidden layers, one output per
     action) reads the observation and is trained full-batch with the exact MaxEnt gradient of
     the horizon-1 decisions — a neural multinomial logit. Its weight decay is a Gaussian
     prior of precision ``l2`` over the whole demonstration (pseudo-observations, as
@@ -222,8 +223,8 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
 class MaxEntDeliberationAgent(BaseAgent):
     """Soft-optimal policy of a country's learned ``Deliberation-v0`` reward (multi-step IRL).
 
-    The reward r(s, a) = θ·φ_D(s, a) (:mod:`envs.legislative.deliberation_features`) is fitted
-    by MaxEnt IRL on the tabular Deliberation MDPs of :mod:`irl.deliberation` (transitions from
+    The reward r(s, a) = θ·φ_D(s, a) (:mod:`assembly_gym.envs.legislative.deliberation_features`) is fitted
+    by MaxEnt IRL on the tabular Deliberation MDPs of :mod:`assembly_gym.irl.deliberation` (transitions from
     the other countries' fitted dynamics); the policy is that of exact soft value iteration,
     so a reward that values loyalty or bandwagoning makes the agent cosponsor with the later
     votes in view. Fit many countries at once with :meth:`fit_countries`.

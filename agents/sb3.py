@@ -15,9 +15,9 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from agents.base import BaseAgent
-from envs.legislative.demonstrations import Demonstration
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.agents.base import BaseAgent
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = ["PolicyAgent"]
 

@@ -1,6 +1,6 @@
 """The ``assembly-gym`` command line.
 
-Each subcommand is a module of :mod:`benchmarks.commands` with ``register(subparsers)``,
+Each subcommand is a module of :mod:`assembly_gym.benchmarks.commands` with ``register(subparsers)``,
 which adds its parser and sets ``run(args) -> int`` as the parser's default.
 
 Example:
@@ -16,14 +16,14 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-import benchmarks.commands
-from envs.errors import AssemblyGymError
+import assembly_gym.benchmarks.commands
+from assembly_gym.core.errors import AssemblyGymError
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser with every subcommand of :mod:`benchmarks.commands`."""
+    """The parser with every subcommand of :mod:`assembly_gym.benchmarks.commands`."""
     parser = argparse.ArgumentParser(
         prog="assembly-gym",
         description=(
@@ -32,8 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in sorted(pkgutil.iter_modules(benchmarks.commands.__path__), key=lambda m: m.name):
-        importlib.import_module(f"benchmarks.commands.{module.name}").register(subparsers)
+    for module in sorted(
+        pkgutil.iter_modules(assembly_gym.benchmarks.commands.__path__), key=lambda m: m.name
+    ):
+        importlib.import_module(f"assembly_gym.benchmarks.commands.{module.name}").register(
+            subparsers
+        )
     return parser
 
 

@@ -2,14 +2,14 @@
 
 :func:`evaluate` is the programmatic entry point for ``RollCall-v0`` agents (any object
 with the :class:`~agents.base.Agent` protocol, made by a factory that receives the env's
-observation layout). It runs them as an ad-hoc suite of :mod:`benchmarks.suites`, so the
+observation layout). It runs them as an ad-hoc suite of :mod:`assembly_gym.benchmarks.suites`, so the
 scores, bootstrap intervals over roll calls and paired tests are those of
 ``assembly-gym bench``. Training sessions are described by their own past, test sessions
 only by the training votes: a forecast.
 
 Example:
-    >>> from benchmarks.harness import TemporalSplit, default_agents, evaluate
-    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
+    >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=4)).data
     >>> result = evaluate(default_agents(), TemporalSplit.of(data, 3), progress=False)
     >>> sorted(result.table.columns)[:3]
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from agents.base import Agent
-from agents.baselines import (
+from assembly_gym.agents.base import Agent
+from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
     IssueMajorityAgent,
     LogisticAgent,
@@ -29,11 +29,18 @@ from agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
-from benchmarks.splits import TemporalSplit, eligible_countries
-from benchmarks.suites.base import AgentSpec, Options, Suite, SuiteResult, per_country, run_suite
-from benchmarks.suites.rollcall import split_task
-from envs.legislative.features import FeatureConfig
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.benchmarks.splits import TemporalSplit, eligible_countries
+from assembly_gym.benchmarks.suites.base import (
+    AgentSpec,
+    Options,
+    Suite,
+    SuiteResult,
+    per_country,
+    run_suite,
+)
+from assembly_gym.benchmarks.suites.rollcall import split_task
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.features import FeatureConfig
 
 __all__ = [
     "AgentFactory",

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from envs.persist import atomic_write_bytes, atomic_write_text  # noqa: E402
+from assembly_gym.core.persist import atomic_write_bytes, atomic_write_text  # noqa: E402
 
 __all__ = [
     "calibration_figure",
@@ -185,7 +185,7 @@ def write_report(
     Returns:
         Name → path of everything written.
     """
-    from envs.persist import atomic_write_json
+    from assembly_gym.core.persist import atomic_write_json
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from envs.errors import DataError
-from envs.legislative.data import ABSENT, RollCallData
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 
 __all__ = ["TemporalSplit", "eligible_countries"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.metrics import argmax_random_ties
+from assembly_gym.benchmarks.metrics import argmax_random_ties
 
 __all__ = [
     "METRICS",

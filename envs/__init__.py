@@ -1,21 +1,15 @@
-"""Gymnasium environments of the UN General Assembly; importing this registers ``assembly/…``.
+"""Gymnasium environments of the UN General Assembly and of memory-driven dynamics.
+
+Importing :mod:`assembly_gym` (or this package) registers the ``assembly/…`` ids.
 
 Example:
     >>> import gymnasium as gym
-    >>> import envs
+    >>> import assembly_gym
     >>> env = gym.make("assembly/RollCall-v0")
 """
 
-from envs.errors import AssemblyGymError, CheckpointError, DataError, InvalidActionError
-from envs.registration import ENV_IDS, register_envs
+from assembly_gym.envs.registration import ENV_IDS, make_native_vec, register_envs
 
 register_envs()
 
-__all__ = [
-    "ENV_IDS",
-    "AssemblyGymError",
-    "CheckpointError",
-    "DataError",
-    "InvalidActionError",
-    "register_envs",
-]
+__all__ = ["ENV_IDS", "make_native_vec", "register_envs"]

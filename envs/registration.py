@@ -12,15 +12,15 @@ from typing import Any
 __all__ = ["ENV_IDS", "VECTOR_ENTRY_POINTS", "make_native_vec", "register_envs"]
 
 ENV_IDS: dict[str, str] = {
-    "assembly/RollCall-v0": "envs.legislative.rollcall:RollCallEnv",
-    "assembly/Deliberation-v0": "envs.legislative.deliberation:DeliberationEnv",
-    "assembly/Simulator-v0": "envs.simulator:SimulatorEnv",
-    "assembly/MemoryDynamics-v0": "envs.memory.env:MemoryDynamicsEnv",
+    "assembly/RollCall-v0": "assembly_gym.envs.legislative.rollcall:RollCallEnv",
+    "assembly/Deliberation-v0": "assembly_gym.envs.legislative.deliberation:DeliberationEnv",
+    "assembly/Simulator-v0": "assembly_gym.envs.simulator:SimulatorEnv",
+    "assembly/MemoryDynamics-v0": "assembly_gym.envs.memory.env:MemoryDynamicsEnv",
 }
 
 VECTOR_ENTRY_POINTS: dict[str, str] = {
-    "assembly/RollCall-v0": "envs.legislative.vector:RollCallVectorEnv",
-    "assembly/Deliberation-v0": "envs.legislative.vector:DeliberationVectorEnv",
+    "assembly/RollCall-v0": "assembly_gym.envs.legislative.vector:RollCallVectorEnv",
+    "assembly/Deliberation-v0": "assembly_gym.envs.legislative.vector:DeliberationVectorEnv",
 }
 """Native batched versions, built by ``gym.make_vec`` (see :func:`make_native_vec`)."""
 
@@ -48,7 +48,7 @@ def make_native_vec(env_id: str, num_envs: int, **kwargs: Any) -> Any:
     1.x calls it "vector_entry_point" and hands it the keyword arguments themselves.
 
     Example:
-        >>> import envs
+        >>> import assembly_gym
         >>> vec = make_native_vec("assembly/RollCall-v0", 8, country="Country 001")
         >>> vec.reset(seed=0)[0].shape
         (8, 56)

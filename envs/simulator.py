@@ -9,11 +9,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import InvalidActionError
-from envs.legislative.deliberation import STATE_NAMES
-from envs.legislative.rewards import RewardFn
-from envs.legislative.spaces import ObservationLayout, Stage
-from envs.text_render import TextRender
+from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.render import TextRender
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.envs.legislative.rewards import RewardFn
+from assembly_gym.envs.legislative.spaces import Stage
 
 __all__ = ["SimulatorEnv"]
 
@@ -72,8 +73,8 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
 
     Example:
         >>> import gymnasium as gym, envs
-        >>> from world_models import EmpiricalModel, deliberation_transitions
-        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> from assembly_gym.world_models import EmpiricalModel, deliberation_transitions
+        >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
         >>> env = gym.make("assembly/Simulator-v0", model=model)
@@ -97,8 +98,8 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         invalid_action: Literal["noop", "raise"] = "noop",
         render_mode: str | None = None,
     ) -> None:
-        from world_models.base import WorldModel, load_world_model
-        from world_models.checkpoint import load_start_states
+        from assembly_gym.world_models.base import WorldModel, load_world_model
+        from assembly_gym.world_models.checkpoint import load_start_states
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")

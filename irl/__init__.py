@@ -1,15 +1,15 @@
 """MaxEnt inverse RL: learn each country's reward function from how it votes.
 
 Example:
-    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-    >>> from irl import fit_reward_model
+    >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from assembly_gym.irl import fit_reward_model
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
     >>> model = fit_reward_model(data, standard_errors=False)
     >>> model.explain("Country 001").shape[1]
     3
 """
 
-from irl.analysis import (
+from assembly_gym.irl.analysis import (
     cluster_rewards,
     dendrogram_figure,
     plot_dendrogram,
@@ -18,9 +18,19 @@ from irl.analysis import (
     reward_distances,
     weights_heatmap_figure,
 )
-from irl.deliberation import DeliberationProblem, PlantedDeliberation, planted_deliberation
-from irl.maxent import ExpertStatistics, MaxEntFit, decision_problem, fit_maxent, maxent_objective
-from irl.mdp import (
+from assembly_gym.irl.deliberation import (
+    DeliberationProblem,
+    PlantedDeliberation,
+    planted_deliberation,
+)
+from assembly_gym.irl.maxent import (
+    ExpertStatistics,
+    MaxEntFit,
+    decision_problem,
+    fit_maxent,
+    maxent_objective,
+)
+from assembly_gym.irl.mdp import (
     LinearFeatures,
     SoftPolicy,
     TabularMDP,
@@ -30,9 +40,9 @@ from irl.mdp import (
     soft_value_iteration,
     stack_mdps,
 )
-from irl.neural import NeuralReward
-from irl.reward_model import RewardModel
-from irl.rollcall import fit_demonstrations, fit_reward_model
+from assembly_gym.irl.neural import NeuralReward
+from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.rollcall import fit_demonstrations, fit_reward_model
 
 __all__ = [
     "DeliberationProblem",

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure  # no pyplot: no global figure state, no ba
 from scipy.cluster.hierarchy import dendrogram, fcluster, linkage
 from scipy.spatial.distance import pdist, squareform
 
-from envs.persist import atomic_write_bytes
+from assembly_gym.core.persist import atomic_write_bytes
 
 __all__ = [
     "cluster_rewards",

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from envs.errors import MissingDependencyError
-from irl.mdp import TabularMDP
+from assembly_gym.core.errors import MissingDependencyError
+from assembly_gym.irl.mdp import TabularMDP
 
 __all__ = [
     "MCEIRLResult",

@@ -5,7 +5,7 @@ Maximises the MaxEnt (maximum causal entropy) log-likelihood of the demonstratio
     ℓ(θ) = Σ_demos Σ_t θ·φ(s_t, a_t) − Σ_demos V_0(s_0),
 
 whose gradient is the expert's feature counts minus the model's expected feature counts
-(:func:`irl.mdp.occupancy` from the demonstrations' start states), with a Gaussian prior
+(:func:`assembly_gym.irl.mdp.occupancy` from the demonstrations' start states), with a Gaussian prior
 − λ/2 ‖θ_g − m_{b(g)}‖² on each group g (country). The prior mean m_b is zero
 (``shrinkage="none"``), the fit of all groups' pooled demonstrations (``"global"``), or
 the pooled fit of the group's bloc (``"bloc"``): a two-stage (empirical-Bayes) hierarchy
@@ -32,7 +32,13 @@ from scipy.optimize import minimize
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
-from irl.mdp import LinearFeatures, TabularMDP, occupancy, soft_value_iteration, stack_mdps
+from assembly_gym.irl.mdp import (
+    LinearFeatures,
+    TabularMDP,
+    occupancy,
+    soft_value_iteration,
+    stack_mdps,
+)
 
 __all__ = [
     "ExpertStatistics",

@@ -1,15 +1,15 @@
 """Neural MaxEnt IRL: an MLP reward r_ψ(s, a), trained with the exact MaxEnt gradient.
 
 The MaxEnt log-likelihood's gradient with respect to the reward table is
-``counts(s, a) − occupancy(s, a)`` (expert minus model visits, :func:`irl.mdp.occupancy`);
+``counts(s, a) − occupancy(s, a)`` (expert minus model visits, :func:`assembly_gym.irl.mdp.occupancy`);
 the chain rule carries it into the network: ∇_ψ ℓ = Σ_{s,a} (counts − occupancy) ∇_ψ r_ψ(s, a).
 Each step runs the exact soft value iteration of the current reward, so the network learns
 non-linear preferences on the same MDPs, demonstrations and feature inputs as
-:func:`irl.maxent.fit_maxent` (at horizon 1: a neural multinomial logit).
+:func:`assembly_gym.irl.maxent.fit_maxent` (at horizon 1: a neural multinomial logit).
 
 Example:
     >>> import numpy as np
-    >>> from irl.maxent import decision_problem
+    >>> from assembly_gym.irl.maxent import decision_problem
     >>> x = np.random.default_rng(0).random((50, 2))
     >>> mdp, features, expert = decision_problem([x], [(x[:, 0] > 0.5).astype(int)])
     >>> reward = NeuralReward(2, 2, epochs=50).fit(mdp, x, expert)
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from irl.maxent import ExpertStatistics
-from irl.mdp import TabularMDP, occupancy, soft_value_iteration
+from assembly_gym.irl.maxent import ExpertStatistics
+from assembly_gym.irl.mdp import TabularMDP, occupancy, soft_value_iteration
 
 __all__ = ["NeuralReward"]
 
@@ -105,7 +105,7 @@ class NeuralReward:
         """Full-batch Adam on the MaxEnt log-likelihood per demonstrated step.
 
         Args:
-            mdp: the MDP (or the horizon-1 decisions of :func:`irl.maxent.decision_problem`).
+            mdp: the MDP (or the horizon-1 decisions of :func:`assembly_gym.irl.maxent.decision_problem`).
             inputs: x(s) of every state, shape (S, k).
             expert: the demonstrations' visit and start counts.
             progress: show a progress bar over epochs.

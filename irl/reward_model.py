@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from envs.errors import CheckpointError, DataError
-from envs.legislative.countries import Country, default_country_table
-from envs.legislative.data import ISSUE_CODES, RollCallData
-from envs.legislative.features import ActionFeatureMap, FeatureConfig, RollCallFeatures
-from envs.legislative.rewards import LinearReward
-from envs.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
+from assembly_gym.core.errors import CheckpointError, DataError
+from assembly_gym.core.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
+from assembly_gym.envs.legislative.countries import Country, default_country_table
+from assembly_gym.envs.legislative.data import ISSUE_CODES, RollCallData
+from assembly_gym.envs.legislative.features import ActionFeatureMap, FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.rewards import LinearReward
 
 __all__ = ["MODEL_FILE", "HISTORY_FILE", "RewardModel"]
 

@@ -2,11 +2,11 @@
 
 Each vote is a one-step decision (horizon 1), so the MaxEnt reward over
 φ(s, a) = e_a ⊗ [1, x(s)] is the multinomial logit of the country's votes; all countries
-are fitted by one L-BFGS over their stacked weights (:func:`irl.maxent.fit_maxent`), with
+are fitted by one L-BFGS over their stacked weights (:func:`assembly_gym.irl.maxent.fit_maxent`), with
 optional shrinkage toward the global or bloc mean.
 
 Example:
-    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
     >>> model = fit_reward_model(data, l2=10.0, standard_errors=False)
     >>> model.theta.shape[:2]
@@ -20,12 +20,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from envs.errors import DataError
-from envs.legislative.data import ABSENT, RollCallData, Vote
-from envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
-from envs.legislative.features import FeatureConfig, feature_names
-from irl.maxent import MaxEntFit, Shrinkage, decision_problem, fit_maxent
-from irl.reward_model import RewardModel
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
+from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
+from assembly_gym.envs.legislative.features import FeatureConfig, feature_names
+from assembly_gym.irl.maxent import MaxEntFit, Shrinkage, decision_problem, fit_maxent
+from assembly_gym.irl.reward_model import RewardModel
 
 __all__ = ["ACTION_NAMES", "fit_demonstrations", "fit_reward_model"]
 
@@ -47,7 +47,7 @@ def fit_demonstrations(
     Args:
         demos_by_country: country → its demonstrations (every step is one decision).
         l2: prior precision λ on standardised weights.
-        shrinkage: "none", "global" or "bloc" (see :func:`irl.maxent.fit_maxent`).
+        shrinkage: "none", "global" or "bloc" (see :func:`assembly_gym.irl.maxent.fit_maxent`).
         blocs: country → bloc id, for ``shrinkage="bloc"``.
         standard_errors: compute Laplace standard errors.
         tol: L-BFGS gradient tolerance (nats per vote).

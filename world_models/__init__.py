@@ -1,25 +1,25 @@
 """Learned transition models that serve as simulators.
 
 Example:
-    >>> from world_models import MLPEnsemble, deliberation_transitions, split_transitions
+    >>> from assembly_gym.world_models import MLPEnsemble, deliberation_transitions, split_transitions
     >>> train, validation, test = split_transitions(deliberation_transitions())  # doctest: +SKIP
     >>> model = MLPEnsemble().fit(train, validation=validation)  # doctest: +SKIP
     >>> model.save("models/deliberation")  # doctest: +SKIP
 """
 
-from world_models.base import (
+from assembly_gym.world_models.base import (
     Prediction,
     Transitions,
     WorldModel,
     load_world_model,
     register_world_model,
 )
-from world_models.empirical import EmpiricalModel
-from world_models.evaluation import Evaluation, evaluate_world_model, evaluation_table
-from world_models.heads import HeadModel, HeadOutputs
-from world_models.mlp import MLPEnsemble
-from world_models.schema import StateSchema
-from world_models.transitions import (
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.evaluation import Evaluation, evaluate_world_model, evaluation_table
+from assembly_gym.world_models.heads import HeadModel, HeadOutputs
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.schema import StateSchema
+from assembly_gym.world_models.transitions import (
     deliberation_transitions,
     env_transitions,
     rollcall_transitions,

@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from envs.errors import CheckpointError
+from assembly_gym.core.errors import CheckpointError
 
 __all__ = [
     "Prediction",
@@ -182,7 +182,7 @@ class WorldModel(Protocol):
     Optional, used where present: ``log_prob(obs, action, next_obs)`` (log-likelihood of
     s', shape (N,), for the held-out NLL), ``n_actions``, ``start_states`` (N0, d),
     ``observation_bounds`` ((d,), (d,)), ``action_masks(obs)`` (N, n_actions),
-    ``noop_action`` and ``max_episode_steps`` (see ``envs.simulator``).
+    ``noop_action`` and ``max_episode_steps`` (see ``assembly_gym.envs.simulator``).
     """
 
     obs_names: tuple[str, ...]
@@ -231,7 +231,7 @@ def load_world_model(path: str | Path, *, layout: Sequence[str] | None = None) -
         CheckpointError: missing or corrupted files, another format version, an unknown
             kind, or a layout that differs from ``layout``.
     """
-    from world_models.checkpoint import read_manifest
+    from assembly_gym.world_models.checkpoint import read_manifest
 
     folder = Path(path)
     manifest = read_manifest(folder, layout=layout)

@@ -8,11 +8,11 @@ A saved model is a folder::
         <parameter files>   whatever the model kind needs (npz arrays, torch state dicts)
         start_states.npy    start-state distribution of the simulator (optional)
 
-Every file goes through :mod:`envs.persist` (temporary file, then rename), and the manifest
+Every file goes through :mod:`assembly_gym.core.persist` (temporary file, then rename), and the manifest
 is written last: a reader sees either a whole old checkpoint, or a manifest whose checksums
 expose the half-written one. Any model kind (including LeWorld) can use these helpers and
-:func:`world_models.base.register_world_model` to be loadable by
-:func:`world_models.base.load_world_model`.
+:func:`assembly_gym.world_models.base.register_world_model` to be loadable by
+:func:`assembly_gym.world_models.base.load_world_model`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.errors import CheckpointError
-from envs.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
 
 __all__ = [
     "FORMAT_VERSION",

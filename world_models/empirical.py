@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from envs.errors import CheckpointError
-from world_models.base import Transitions, register_world_model
-from world_models.checkpoint import arrays_from_bytes, arrays_to_bytes
-from world_models.heads import HeadModel, HeadOutputs
-from world_models.schema import OneHotPart, ShareBinsPart, VoteSharesPart
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.world_models.base import Transitions, register_world_model
+from assembly_gym.world_models.checkpoint import arrays_from_bytes, arrays_to_bytes
+from assembly_gym.world_models.heads import HeadModel, HeadOutputs
+from assembly_gym.world_models.schema import OneHotPart, ShareBinsPart, VoteSharesPart
 
 __all__ = ["EmpiricalModel"]
 
@@ -52,8 +52,8 @@ class EmpiricalModel(HeadModel):
         seed: seed of the start-state subsample.
 
     Example:
-        >>> from world_models.transitions import deliberation_transitions
-        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> from assembly_gym.world_models.transitions import deliberation_transitions
+        >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
         >>> model.predict(model.start_states[:2], [0, 4]).distributions["stage"].shape

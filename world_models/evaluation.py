@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from envs.legislative.data import Vote
-from world_models.base import Transitions, WorldModel
+from assembly_gym.envs.legislative.data import Vote
+from assembly_gym.world_models.base import Transitions, WorldModel
 
 __all__ = ["Evaluation", "METRIC_LABELS", "evaluate_world_model", "evaluation_table"]
 

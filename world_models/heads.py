@@ -20,16 +20,16 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
-from envs.errors import CheckpointError
-from world_models.base import Prediction, Transitions, load_world_model
-from world_models.checkpoint import (
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.world_models.base import Prediction, Transitions, load_world_model
+from assembly_gym.world_models.checkpoint import (
     START_STATES,
     array_from_bytes,
     array_to_bytes,
     read_checkpoint_file,
     save_checkpoint,
 )
-from world_models.schema import OneHotPart, StateSchema
+from assembly_gym.world_models.schema import OneHotPart, StateSchema
 
 __all__ = ["HeadModel", "HeadOutputs"]
 

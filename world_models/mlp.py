@@ -33,9 +33,9 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from envs.errors import CheckpointError, MissingDependencyError
-from world_models.base import Transitions, register_world_model
-from world_models.heads import HeadModel, HeadOutputs
+from assembly_gym.core.errors import CheckpointError, MissingDependencyError
+from assembly_gym.world_models.base import Transitions, register_world_model
+from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 
 __all__ = ["MLPEnsemble"]
 
@@ -95,8 +95,8 @@ class MLPEnsemble(HeadModel):
             on a busy machine: small batched products gain little from a second thread.
 
     Example:
-        >>> from world_models.transitions import deliberation_transitions
-        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> from assembly_gym.world_models.transitions import deliberation_transitions
+        >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> data = deliberation_transitions(assembly)
         >>> model = MLPEnsemble(members=2, max_epochs=2).fit(data)

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.legislative.data import Vote
-from envs.legislative.deliberation import STATE_NAMES
-from world_models.base import Transitions
+from assembly_gym.envs.legislative.data import Vote
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.world_models.base import Transitions
 
 __all__ = [
     "BinCodec",

@@ -25,19 +25,19 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from envs.legislative.data import ABSENT, RollCallData
-from envs.legislative.deliberation import STATE_NAMES, resolution_records
-from envs.legislative.demonstrations import (
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES, resolution_records
+from assembly_gym.envs.legislative.demonstrations import (
     Demonstration,
     first_recorded_stages,
     replay_states,
     rollcall_demonstrations,
 )
-from envs.legislative.features import FeatureConfig, RollCallFeatures, feature_names
-from envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
-from envs.legislative.sources import roll_call_data
-from envs.legislative.spaces import Action, Stage, action_mask
-from world_models.base import Transitions
+from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures, feature_names
+from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
+from assembly_gym.envs.legislative.sources import roll_call_data
+from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
+from assembly_gym.world_models.base import Transitions
 
 __all__ = [
     "ENV_NAMES",

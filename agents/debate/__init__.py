@@ -7,11 +7,24 @@ held-out observations test whether the calibrated mixture beats chance. As an ag
 mixture predicts a country's votes. See ``docs/debate.md``.
 """
 
-from agents.debate.agent import DebateAllocatorAgent
-from agents.debate.allocation import check_bounds, project_bounded_simplex
-from agents.debate.arena import Arena, Claim, ClaimSet, EpochDebate, RoundOutcome, top_claims
-from agents.debate.claims import PROTOCOL, BatchError, ClaimModel, ClaimModelError, ClaimReport
-from agents.debate.loggers import (
+from assembly_gym.agents.debate.agent import DebateAllocatorAgent
+from assembly_gym.agents.debate.allocation import check_bounds, project_bounded_simplex
+from assembly_gym.agents.debate.arena import (
+    Arena,
+    Claim,
+    ClaimSet,
+    EpochDebate,
+    RoundOutcome,
+    top_claims,
+)
+from assembly_gym.agents.debate.claims import (
+    PROTOCOL,
+    BatchError,
+    ClaimModel,
+    ClaimModelError,
+    ClaimReport,
+)
+from assembly_gym.agents.debate.loggers import (
     JSON_LOG_KIND,
     ConsoleLogger,
     DebateLogger,
@@ -19,8 +32,8 @@ from agents.debate.loggers import (
     TensorBoardLogger,
     WandbLogger,
 )
-from agents.debate.model import MODEL_KIND, DebateModel, create_debate_model
-from agents.debate.observations import (
+from assembly_gym.agents.debate.model import MODEL_KIND, DebateModel, create_debate_model
+from assembly_gym.agents.debate.observations import (
     UNLABELLED,
     VOTE_NAMES,
     Observations,
@@ -30,9 +43,9 @@ from agents.debate.observations import (
     observations_from_demonstrations,
     rollcall_observations,
 )
-from agents.debate.plots import allocations_figure, plot_allocations
-from agents.debate.synthetic import plant_mixture
-from agents.debate.tendencies import (
+from assembly_gym.agents.debate.plots import allocations_figure, plot_allocations
+from assembly_gym.agents.debate.synthetic import plant_mixture
+from assembly_gym.agents.debate.tendencies import (
     EPSILON,
     Tendency,
     TendencyAgent,
@@ -42,8 +55,14 @@ from agents.debate.tendencies import (
     text_agents,
     text_relevance,
 )
-from agents.debate.trainer import DebateResult, EpochMetrics, TrainConfig, Trainer, TrainHistory
-from agents.debate.validator import (
+from assembly_gym.agents.debate.trainer import (
+    DebateResult,
+    EpochMetrics,
+    TrainConfig,
+    Trainer,
+    TrainHistory,
+)
+from assembly_gym.agents.debate.validator import (
     ValidationResult,
     Validator,
     binomial_p_value,

@@ -6,11 +6,11 @@ allocations by debate (:class:`~agents.debate.trainer.Trainer`) and predicts
     π(a | x) = Σ_k w_k p_k(a | x),
 
 the allocation-weighted mixture of the tendencies' claims, masked by the env's action mask.
-It runs in :func:`benchmarks.harness.evaluate` like any other agent.
+It runs in :func:`assembly_gym.benchmarks.harness.evaluate` like any other agent.
 
 Example:
-    >>> from benchmarks.harness import TemporalSplit, evaluate
-    >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    >>> from assembly_gym.benchmarks.harness import TemporalSplit, evaluate
+    >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> data = generate_assembly(SyntheticConfig(n_countries=3, n_sessions=4)).data
     >>> result = evaluate({"debate": lambda layout: DebateAllocatorAgent(3, layout)},
     ...                   TemporalSplit.of(data, 3), progress=False)
@@ -24,13 +24,13 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from agents.base import BaseAgent
-from agents.debate.arena import Arena
-from agents.debate.observations import VOTE_NAMES, observations_from_demonstrations
-from agents.debate.tendencies import Tendency, legislative_agents, legislative_claims
-from agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
-from envs.legislative.demonstrations import Demonstration
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.agents.base import BaseAgent
+from assembly_gym.agents.debate.arena import Arena
+from assembly_gym.agents.debate.observations import VOTE_NAMES, observations_from_demonstrations
+from assembly_gym.agents.debate.tendencies import Tendency, legislative_agents, legislative_claims
+from assembly_gym.agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = ["DebateAllocatorAgent"]
 

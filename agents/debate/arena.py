@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from agents.debate.allocation import project_bounded_simplex
+from assembly_gym.agents.debate.allocation import project_bounded_simplex
 
 __all__ = ["Arena", "Claim", "ClaimSet", "EpochDebate", "RoundOutcome", "top_claims"]
 

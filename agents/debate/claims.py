@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.debate.arena import ClaimSet
-from agents.debate.observations import Observations
-from agents.debate.tendencies import TendencyAgent
-from envs.errors import AssemblyGymError
+from assembly_gym.agents.debate.arena import ClaimSet
+from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.tendencies import TendencyAgent
+from assembly_gym.core.errors import AssemblyGymError
 
 __all__ = ["PROTOCOL", "BatchError", "ClaimModel", "ClaimModelError", "ClaimReport"]
 

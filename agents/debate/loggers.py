@@ -23,12 +23,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
 
-from envs.errors import MissingDependencyError
-from envs.persist import atomic_write_json
+from assembly_gym.core.errors import MissingDependencyError
+from assembly_gym.core.persist import atomic_write_json
 
 if TYPE_CHECKING:
-    from agents.debate.trainer import DebateResult, EpochMetrics, TrainConfig, TrainHistory
-    from agents.debate.validator import ValidationResult
+    from assembly_gym.agents.debate.trainer import (
+        DebateResult,
+        EpochMetrics,
+        TrainConfig,
+        TrainHistory,
+    )
+    from assembly_gym.agents.debate.validator import ValidationResult
 
 __all__ = [
     "JSON_LOG_KIND",

@@ -2,7 +2,7 @@
 
 Example (the usage the README shows)::
 
-    from agents.debate import ConsoleLogger, TrainConfig, Trainer, create_debate_model
+    from assembly_gym.agents.debate import ConsoleLogger, TrainConfig, Trainer, create_debate_model
 
     model = create_debate_model("Ada Lovelace", "observations.json")
     trainer = Trainer(TrainConfig(max_epochs=10))
@@ -18,13 +18,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.debate.claims import ClaimModel
-from agents.debate.loggers import DebateLogger
-from agents.debate.observations import Observations, TextTendencySpec, load_observations_json
-from agents.debate.tendencies import Tendency, TendencyAgent, legislative_agents, text_agents
-from agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
-from envs.errors import CheckpointError
-from envs.persist import atomic_write_json, read_versioned_json
+from assembly_gym.agents.debate.claims import ClaimModel
+from assembly_gym.agents.debate.loggers import DebateLogger
+from assembly_gym.agents.debate.observations import (
+    Observations,
+    TextTendencySpec,
+    load_observations_json,
+)
+from assembly_gym.agents.debate.tendencies import (
+    Tendency,
+    TendencyAgent,
+    legislative_agents,
+    text_agents,
+)
+from assembly_gym.agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import atomic_write_json, read_versioned_json
 
 __all__ = ["MODEL_KIND", "DebateModel", "create_debate_model"]
 
@@ -179,7 +188,7 @@ def create_debate_model(
     Args:
         name: who is modelled (None: the file's ``name``, else the file's stem).
         source: a free-text observations JSON file (schema in
-            :mod:`agents.debate.observations`) or :class:`Observations` (for example from
+            :mod:`assembly_gym.agents.debate.observations`) or :class:`Observations` (for example from
             :func:`~agents.debate.observations.rollcall_observations`).
         tendencies: the competing tendencies; default: the file's own, else the seven
             :class:`Tendency` members (scored by text relevance on free text, by their

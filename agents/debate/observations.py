@@ -3,7 +3,7 @@
 Two kinds of observation meet in one container, :class:`Observations`:
 
 * **Roll-call decisions** of one country (``RollCall-v0`` observations, the named feature
-  vector of :mod:`envs.legislative.features`, with the vote the country cast).
+  vector of :mod:`assembly_gym.envs.legislative.features`, with the vote the country cast).
 * **Free-text observations** of a person or organisation (what they did or said), with no
   action: the debate resolves them by text relevance.
 
@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import stack_demonstrations
-from envs.errors import DataError
-from envs.legislative.data import RollCallData, Vote
-from envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
-from envs.legislative.features import FeatureConfig, feature_names
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.agents.base import stack_demonstrations
+from assembly_gym.core.errors import DataError
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.data import RollCallData, Vote
+from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
+from assembly_gym.envs.legislative.features import FeatureConfig, feature_names
 
 __all__ = [
     "UNLABELLED",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.debate.arena import ClaimSet
-from agents.debate.observations import Observations
+from assembly_gym.agents.debate.arena import ClaimSet
+from assembly_gym.agents.debate.observations import Observations
 
 __all__ = ["plant_mixture"]
 

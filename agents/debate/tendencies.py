@@ -5,7 +5,7 @@ action it predicts and how strongly) and a relevance in [0, 1] (how much the obs
 about it). Two kinds of scorer make the claims:
 
 **Legislative scorers** read a ``RollCall-v0`` observation by feature name (never by
-position; see :mod:`envs.legislative.features`). Each has a *salience* h(x) ∈ [0, 1] (how
+position; see :mod:`assembly_gym.envs.legislative.features`). Each has a *salience* h(x) ∈ [0, 1] (how
 much it cares about the roll call; its relevance) and a *position* q(x) over
 (yes, no, abstain); its claim is
 
@@ -50,9 +50,9 @@ from enum import Enum
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from agents.debate.arena import ClaimSet
-from agents.debate.observations import VOTE_NAMES, Observations, TextTendencySpec
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.agents.debate.arena import ClaimSet
+from assembly_gym.agents.debate.observations import VOTE_NAMES, Observations, TextTendencySpec
+from assembly_gym.core.layout import ObservationLayout
 
 __all__ = [
     "EPSILON",

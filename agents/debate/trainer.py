@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.debate.allocation import check_bounds, project_bounded_simplex
-from agents.debate.arena import Arena, Claim, ClaimSet, EpochDebate, top_claims
-from agents.debate.claims import BatchError, ClaimModel
-from agents.debate.loggers import DebateLogger
-from agents.debate.observations import Observations
-from agents.debate.tendencies import TendencyAgent, compute_claims
-from agents.debate.validator import ValidationResult, Validator
+from assembly_gym.agents.debate.allocation import check_bounds, project_bounded_simplex
+from assembly_gym.agents.debate.arena import Arena, Claim, ClaimSet, EpochDebate, top_claims
+from assembly_gym.agents.debate.claims import BatchError, ClaimModel
+from assembly_gym.agents.debate.loggers import DebateLogger
+from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.tendencies import TendencyAgent, compute_claims
+from assembly_gym.agents.debate.validator import ValidationResult, Validator
 
 __all__ = ["DebateResult", "EpochMetrics", "TrainConfig", "TrainHistory", "Trainer"]
 

@@ -1,4 +1,4 @@
-"""Subcommands of ``assembly-gym``: one module each, discovered by :mod:`benchmarks.cli`."""
+"""Subcommands of ``assembly-gym``: one module each, discovered by :mod:`assembly_gym.benchmarks.cli`."""
 
 from __future__ import annotations
 

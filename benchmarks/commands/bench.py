@@ -6,11 +6,11 @@ import argparse
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from benchmarks.executor import make_executor
-from benchmarks.report import write_report
-from benchmarks.suites import SUITES, Options, Suite, run_suite
-from benchmarks.suites.base import build_task
-from envs.errors import AssemblyGymError
+from assembly_gym.benchmarks.executor import make_executor
+from assembly_gym.benchmarks.report import write_report
+from assembly_gym.benchmarks.suites import SUITES, Options, Suite, run_suite
+from assembly_gym.benchmarks.suites.base import build_task
+from assembly_gym.core.errors import AssemblyGymError
 
 RESULTS_KIND = "assembly-gym bench results"
 """``kind`` of the results.json that ``--out`` writes (read it with ``read_versioned_json``)."""

@@ -14,7 +14,7 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     ClaimModel,
     ConsoleLogger,
     DebateLogger,
@@ -27,9 +27,9 @@ from agents.debate import (
     plot_allocations,
     rollcall_observations,
 )
-from benchmarks.commands import add_data_source
-from envs.errors import DataError
-from envs.legislative.sources import roll_call_data
+from assembly_gym.benchmarks.commands import add_data_source
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.sources import roll_call_data
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.commands import add_data_source
-from envs.errors import DataError
-from envs.legislative.data import UNVOTES_FILES, load_roll_call_attributes
-from envs.legislative.features import FeatureConfig
-from envs.legislative.sources import roll_call_data
-from envs.persist import atomic_write_text
+from assembly_gym.benchmarks.commands import add_data_source
+from assembly_gym.core.errors import DataError
+from assembly_gym.core.persist import atomic_write_text
+from assembly_gym.envs.legislative.data import UNVOTES_FILES, load_roll_call_attributes
+from assembly_gym.envs.legislative.features import FeatureConfig
+from assembly_gym.envs.legislative.sources import roll_call_data
 
 __all__ = ["register", "run_explain", "run_fit", "run_predict"]
 
@@ -139,7 +139,7 @@ def parse_sessions(text: str | None) -> tuple[int | None, int | None]:
 
 def run_fit(args: argparse.Namespace) -> int:
     """Fit and save; prints a one-paragraph summary."""
-    from irl.rollcall import fit_reward_model
+    from assembly_gym.irl.rollcall import fit_reward_model
 
     data = roll_call_data(None if args.synthetic else args.data)
     first, last = parse_sessions(args.sessions)
@@ -168,13 +168,13 @@ def run_fit(args: argparse.Namespace) -> int:
 
 
 DEFAULT_REAL_L2 = 1000.0
-"""λ for real data, chosen by ``benchmarks.irl_forecast`` inside the training sessions only
+"""λ for real data, chosen by ``assembly_gym.benchmarks.experiments.irl_forecast`` inside the training sessions only
 (fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, …, 10,000)."""
 
 
 def run_explain(args: argparse.Namespace) -> int:
     """Print the weights table of one country or the summary across countries."""
-    from irl.reward_model import RewardModel
+    from assembly_gym.irl.reward_model import RewardModel
 
     model = RewardModel.load(args.model)
     table = model.explain(args.country)
@@ -186,7 +186,7 @@ def run_explain(args: argparse.Namespace) -> int:
             print(f"Mean and spread of reward weights across {len(model.countries)} countries")
         print(table.to_string(float_format=lambda v: f"{v:+.3f}"))
     if args.plots is not None:
-        from irl.analysis import plot_dendrogram, plot_weights_heatmap
+        from assembly_gym.irl.analysis import plot_dendrogram, plot_weights_heatmap
 
         args.plots.mkdir(parents=True, exist_ok=True)
         heatmap = plot_weights_heatmap(
@@ -201,7 +201,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def run_predict(args: argparse.Namespace) -> int:
     """Forecast every known country's votes on every roll call of ``--data``."""
-    from irl.reward_model import RewardModel
+    from assembly_gym.irl.reward_model import RewardModel
 
     model = RewardModel.load(args.model)
     folder = args.data

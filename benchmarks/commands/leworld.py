@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
-from envs.memory import DIFFICULTIES, POPULATIONS, MemoryWorld, MemoryWorldConfig
-from envs.memory.population import roll_call_experience
-from envs.persist import atomic_write_text
-from world_models.leworld import (
+from assembly_gym.core.persist import atomic_write_text
+from assembly_gym.envs.memory import DIFFICULTIES, POPULATIONS, MemoryWorld, MemoryWorldConfig
+from assembly_gym.envs.memory.population import roll_call_experience
+from assembly_gym.world_models.leworld import (
     LeWorldConfig,
     LeWorldMetrics,
     LeWorldSystem,

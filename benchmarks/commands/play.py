@@ -11,11 +11,11 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from envs.errors import AssemblyGymError
-from envs.legislative.data import Vote
-from envs.legislative.deliberation import DeliberationEnv
-from envs.legislative.rollcall import RollCallEnv
-from envs.legislative.spaces import Action
+from assembly_gym.core.errors import AssemblyGymError
+from assembly_gym.envs.legislative.data import Vote
+from assembly_gym.envs.legislative.deliberation import DeliberationEnv
+from assembly_gym.envs.legislative.rollcall import RollCallEnv
+from assembly_gym.envs.legislative.spaces import Action
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -15,15 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.commands import add_data_source
-from envs.errors import CheckpointError
-from world_models.base import load_world_model
-from world_models.checkpoint import read_manifest
-from world_models.empirical import EmpiricalModel
-from world_models.evaluation import evaluate_world_model, evaluation_table
-from world_models.heads import HeadModel
-from world_models.mlp import MLPEnsemble
-from world_models.transitions import ENV_NAMES, env_transitions, split_transitions
+from assembly_gym.benchmarks.commands import add_data_source
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.world_models.base import load_world_model
+from assembly_gym.world_models.checkpoint import read_manifest
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.evaluation import evaluate_world_model, evaluation_table
+from assembly_gym.world_models.heads import HeadModel
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, split_transitions
 
 _SYNTHETIC = "synthetic"
 _REAL_LAST_TRAIN_SESSION = 60  # the project's temporal split of sessions 1–69
@@ -154,7 +154,7 @@ def run_eval(args: argparse.Namespace) -> int:
         raise CheckpointError(
             f"{args.model_dir}: the model has no record of its env and split (it was not "
             "trained by `assembly-gym worldmodel train`); evaluate it with "
-            "world_models.evaluate_world_model"
+            "assembly_gym.world_models.evaluate_world_model"
         )
     data = args.data or metadata.get("data", _SYNTHETIC)
     transitions = env_transitions(metadata["env"], _data_spec(data), progress=not args.quiet)

@@ -12,7 +12,7 @@ the task itself (cached per process), so any executor that can call a function o
 descriptor — local processes today, a cluster tomorrow — runs the suites unchanged.
 
 Suites that are not scored by class labels (an episodic env scored by reward and
-prediction error) supply a ``runner`` (:mod:`benchmarks.suites.episodic`) that returns the
+prediction error) supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`) that returns the
 same :class:`SuiteResult`, with its own metrics and header.
 """
 
@@ -28,12 +28,16 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from agents.base import Agent
-from benchmarks.executor import Executor, LocalExecutor
-from benchmarks.statistics import GroupedScores, calibration_curve, paired_bootstrap_test
-from benchmarks.suites.figures import learned_figures, learned_parameters
-from envs.legislative.demonstrations import Demonstration
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.agents.base import Agent
+from assembly_gym.benchmarks.executor import Executor, LocalExecutor
+from assembly_gym.benchmarks.statistics import (
+    GroupedScores,
+    calibration_curve,
+    paired_bootstrap_test,
+)
+from assembly_gym.benchmarks.suites.figures import learned_figures, learned_parameters
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = [
     "AgentSpec",
@@ -202,7 +206,7 @@ class Suite:
             the suite's ``runner`` expects).
         agents: the agents, given the task (some need its truth or context):
             :class:`AgentSpec` objects, or what the ``runner`` plays (each with a ``name``).
-        metrics: the metrics shown (a subset of :data:`benchmarks.statistics.METRICS`, or
+        metrics: the metrics shown (a subset of :data:`assembly_gym.benchmarks.statistics.METRICS`, or
             the ``runner``'s).
         runner: None for suites scored by class labels (:func:`run_suite` fits, predicts and
             scores the task's held-out decisions); else the suite runs itself, e.g. an
@@ -254,7 +258,7 @@ class SuiteResult:
 
     def to_markdown(self) -> str:
         """The table as Markdown, under its header (default: split, balance and chance)."""
-        from benchmarks.report import markdown_table
+        from assembly_gym.benchmarks.report import markdown_table
 
         if self.header is not None:
             return self.header + "\n\n" + markdown_table(self.table)

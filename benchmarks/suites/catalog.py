@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.baselines import (
+from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
     IssueMajorityAgent,
     LogisticAgent,
@@ -19,7 +19,7 @@ from agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
-from benchmarks.suites.base import AgentSpec, Task, per_country, single_threaded
+from assembly_gym.benchmarks.suites.base import AgentSpec, Task, per_country, single_threaded
 
 __all__ = [
     "baseline_specs",
@@ -67,7 +67,7 @@ def irl_spec(task: Task) -> AgentSpec:
     """Linear MaxEnt IRL, every country in one batched fit with shrinkage to the global mean."""
 
     def fit(task: Task, countries: Sequence[str]):
-        from agents.irl_agent import MaxEntIRLAgent
+        from assembly_gym.agents.irl_agent import MaxEntIRLAgent
 
         return MaxEntIRLAgent.fit_countries(
             {c: task.train[c] for c in countries}, layout=task.layout
@@ -80,7 +80,7 @@ def neural_irl_spec(task: Task, *, epochs: int = 300) -> AgentSpec:
     """Neural MaxEnt IRL: an MLP reward over the observation, fitted per country."""
 
     def make(task: Task):
-        from agents.irl_agent import NeuralMaxEntIRLAgent
+        from assembly_gym.agents.irl_agent import NeuralMaxEntIRLAgent
 
         return NeuralMaxEntIRLAgent(task.n_actions, task.layout, epochs=epochs, seed=task.seed)
 
@@ -97,7 +97,7 @@ def mce_irl_spec(
     """
 
     def make(task: Task):
-        from agents.imitation_agents import MCEIRLAgent
+        from assembly_gym.agents.imitation_agents import MCEIRLAgent
 
         return MCEIRLAgent(
             task.n_actions,
@@ -114,7 +114,7 @@ def debate_spec(task: Task) -> AgentSpec:
     """The debate allocator (tendency mixture calibrated by adversarial debate)."""
 
     def make(task: Task):
-        from agents.debate import DebateAllocatorAgent
+        from assembly_gym.agents.debate import DebateAllocatorAgent
 
         return DebateAllocatorAgent(task.n_actions, task.layout, seed=task.seed)
 
@@ -125,7 +125,7 @@ def bc_spec(task: Task, *, max_countries: int | None = None, n_epochs: int = 20)
     """Imitation's behavioural cloning (a peer-library reference)."""
 
     def make(task: Task):
-        from agents.imitation_agents import BCAgent
+        from assembly_gym.agents.imitation_agents import BCAgent
 
         return BCAgent(task.n_actions, task.layout, n_epochs=n_epochs, seed=task.seed)
 

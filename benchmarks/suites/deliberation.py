@@ -20,19 +20,27 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.suites.base import AgentSpec, Options, Suite, Task, per_country
-from benchmarks.suites.catalog import baseline_specs, bc_spec
-from envs.errors import DataError
-from envs.legislative.data import ISSUE_CODES
-from envs.legislative.deliberation import STATE_NAMES, DeliberationEnv, resolution_records
-from envs.legislative.demonstrations import deliberation_demonstrations, group_by_country
-from envs.legislative.documents import load_trajectories
-from envs.legislative.dynamics import EmpiricalDynamics
-from envs.legislative.features import feature_names
-from envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
-from envs.legislative.spaces import Action, ObservationLayout
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from envs.paths import documents_dir
+from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, per_country
+from assembly_gym.benchmarks.suites.catalog import baseline_specs, bc_spec
+from assembly_gym.core.errors import DataError
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.paths import documents_dir
+from assembly_gym.envs.legislative.data import ISSUE_CODES
+from assembly_gym.envs.legislative.deliberation import (
+    STATE_NAMES,
+    DeliberationEnv,
+    resolution_records,
+)
+from assembly_gym.envs.legislative.demonstrations import (
+    deliberation_demonstrations,
+    group_by_country,
+)
+from assembly_gym.envs.legislative.documents import load_trajectories
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
+from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
+from assembly_gym.envs.legislative.spaces import Action
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 __all__ = ["DELIBERATION", "deliberation_task"]
 
@@ -114,7 +122,7 @@ def _env_factory(task: Task):
 
 
 def _irl_fit(task: Task, countries: Sequence[str]):
-    from agents.irl_agent import MaxEntDeliberationAgent
+    from assembly_gym.agents.irl_agent import MaxEntDeliberationAgent
 
     return MaxEntDeliberationAgent.fit_countries(
         {c: task.train[c] for c in countries}, layout=task.layout,
@@ -127,7 +135,7 @@ def _adversarial_spec(task: Task, algorithm: str, options: Options) -> AgentSpec
     steps = 1024 if options.quick else 8192
 
     def make(task: Task):
-        from agents.imitation_agents import AdversarialAgent
+        from assembly_gym.agents.imitation_agents import AdversarialAgent
 
         return AdversarialAgent(task.n_actions, task.layout, make_env=_env_factory(task),
                                 algorithm=algorithm, total_timesteps=steps, seed=task.seed,
@@ -138,12 +146,12 @@ def _adversarial_spec(task: Task, algorithm: str, options: Options) -> AgentSpec
 
 def _simulator_ppo_fit(task: Task, countries: Sequence[str], *, steps: int):
     """MaskablePPO in Simulator-v0 (a world model of the training period) on learned rewards."""
-    from agents.sb3 import PolicyAgent
-    from envs.legislative.deliberation_features import DeliberationFeatureMap
-    from envs.legislative.rewards import LinearReward
-    from envs.simulator import SimulatorEnv
-    from world_models.empirical import EmpiricalModel
-    from world_models.transitions import deliberation_transitions
+    from assembly_gym.agents.sb3 import PolicyAgent
+    from assembly_gym.envs.legislative.deliberation_features import DeliberationFeatureMap
+    from assembly_gym.envs.legislative.rewards import LinearReward
+    from assembly_gym.envs.simulator import SimulatorEnv
+    from assembly_gym.world_models.empirical import EmpiricalModel
+    from assembly_gym.world_models.transitions import deliberation_transitions
 
     rewarded = _irl_fit(task, countries)
     model = EmpiricalModel().fit(deliberation_transitions(task.context["train_records"]))

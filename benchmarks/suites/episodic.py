@@ -14,7 +14,7 @@ baseline (the same resampled episodes for both agents).
 Example:
     >>> import numpy as np
     >>> from types import SimpleNamespace
-    >>> from benchmarks.suites.base import Options, Suite, run_suite
+    >>> from assembly_gym.benchmarks.suites.base import Options, Suite, run_suite
     >>> def play(task, options):
     ...     return EpisodeScores({"reward": np.full(5, task.value)}, 0.0, 0.0)
     >>> task = SimpleNamespace(split="five episodes", source="a constant", value=-1.0)
@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchmarks.executor import Executor, LocalExecutor
-from benchmarks.statistics import bootstrap_weights
-from benchmarks.suites.base import Options, Suite, SuiteResult, build_task
+from assembly_gym.benchmarks.executor import Executor, LocalExecutor
+from assembly_gym.benchmarks.statistics import bootstrap_weights
+from assembly_gym.benchmarks.suites.base import Options, Suite, SuiteResult, build_task
 
 __all__ = ["EpisodeScores", "EpisodicAgent", "EpisodicRunner"]
 

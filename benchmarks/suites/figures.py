@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from agents.debate import allocations_figure
-from envs.legislative.features import ActionFeatureMap
-from irl.analysis import dendrogram_figure, weights_heatmap_figure
+from assembly_gym.agents.debate import allocations_figure
+from assembly_gym.envs.legislative.features import ActionFeatureMap
+from assembly_gym.irl.analysis import dendrogram_figure, weights_heatmap_figure
 
 __all__ = ["learned_figures", "learned_parameters"]
 

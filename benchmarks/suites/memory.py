@@ -35,19 +35,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from benchmarks.suites.base import Options, Suite, single_threaded
-from benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
-from envs.memory import MemoryDynamicsEnv, MemoryWorld, MemoryWorldConfig
-from world_models.leworld import (
+from assembly_gym.benchmarks.suites.base import Options, Suite, single_threaded
+from assembly_gym.benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
+from assembly_gym.envs.memory import MemoryDynamicsEnv, MemoryWorld, MemoryWorldConfig
+from assembly_gym.world_models.leworld import (
     Datasets,
     LeWorldConfig,
     LeWorldSystem,
-    MemorylessMLP,
     StepBatch,
+    fit_memoryless,
     make_datasets,
     train_leworld,
-    train_memoryless,
-    training_episodes,
 )
 
 __all__ = ["MEMORY", "MemoryTask", "memory_task"]
@@ -211,14 +209,9 @@ def _oracle(task: MemoryTask, options: Options) -> EpisodeScores:
 def _memoryless(task: MemoryTask, options: Options) -> EpisodeScores:
     cfg = task.world.config
     start = time.perf_counter()
-    sizes = dict(
-        state_dim=cfg.state_dim, char_dim=cfg.char_dim, sequence_length=cfg.sequence_length
-    )
-    model = MemorylessMLP.like(LeWorldSystem(task.world, task.config, seed=options.seed),
-                               seed=options.seed, **sizes)  # fmt: skip
-    episodes = training_episodes(task.world, task.config, task.data.train, options.seed)
-    train_memoryless(model, episodes, task.data.val, epochs=task.memoryless_epochs,
-                     seed=options.seed, progress=False)  # fmt: skip
+    sized_like = LeWorldSystem(task.world, task.config, seed=options.seed)
+    model = fit_memoryless(sized_like, task.data, epochs=task.memoryless_epochs,
+                           seed=options.seed, progress=False)  # fmt: skip
     fit_seconds = time.perf_counter() - start
 
     def predict(obs: np.ndarray, action: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from benchmarks.splits import TemporalSplit, eligible_countries
-from benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
-from benchmarks.suites.catalog import (
+from assembly_gym.benchmarks.splits import TemporalSplit, eligible_countries
+from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
+from assembly_gym.benchmarks.suites.catalog import (
     baseline_specs,
     bc_spec,
     debate_spec,
@@ -28,12 +28,16 @@ from benchmarks.suites.catalog import (
     neural_irl_spec,
     planted_spec,
 )
-from envs.legislative.data import RollCallData, Vote
-from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
-from envs.legislative.features import FeatureConfig, feature_names
-from envs.legislative.sources import roll_call_data
-from envs.legislative.spaces import ObservationLayout
-from envs.legislative.synthetic import SyntheticAssembly, SyntheticConfig, generate_assembly
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.data import RollCallData, Vote
+from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from assembly_gym.envs.legislative.features import FeatureConfig, feature_names
+from assembly_gym.envs.legislative.sources import roll_call_data
+from assembly_gym.envs.legislative.synthetic import (
+    SyntheticAssembly,
+    SyntheticConfig,
+    generate_assembly,
+)
 
 __all__ = ["SYNTHETIC", "UNVOTES", "rollcall_task", "split_task"]
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from envs.errors import DataError
+from assembly_gym.core.errors import DataError
 
 __all__ = ["Country", "CountryTable", "NameMatch", "default_country_table", "name_key"]
 

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from envs.errors import DataError
-from envs.legislative.countries import Country, CountryTable, default_country_table
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.countries import Country, CountryTable, default_country_table
 
 __all__ = [
     "ABSENT",

@@ -9,22 +9,23 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import DataError, InvalidActionError
-from envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
-from envs.legislative.dynamics import EmpiricalDynamics, issue_keys
-from envs.legislative.features import FeatureConfig, RollCallFeatures
-from envs.legislative.resolutions import (
+from assembly_gym.core.errors import DataError, InvalidActionError
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.render import TextRender
+from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
+from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,
     generate_resolution_records,
     records_from_roll_calls,
     records_from_trajectories,
 )
-from envs.legislative.rewards import RewardFn, recorded_action_match
-from envs.legislative.sources import default_assembly, roll_call_data
-from envs.legislative.spaces import Action, ObservationLayout, Stage, action_mask, unit_box
-from envs.legislative.synthetic import SyntheticAssembly
-from envs.text_render import TextRender
+from assembly_gym.envs.legislative.rewards import RewardFn, recorded_action_match
+from assembly_gym.envs.legislative.sources import default_assembly, roll_call_data
+from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask, unit_box
+from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
 
 __all__ = [
     "STAGE_MASKS",
@@ -179,7 +180,7 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
 
     ## Observation Space
     ``Box(0, 1, (75,), float32)``: the 56 roll-call features of the resolution for the
-    country (:mod:`envs.legislative.features`), then :data:`STATE_NAMES`: stage one-hot, own
+    country (:mod:`assembly_gym.envs.legislative.features`), then :data:`STATE_NAMES`: stage one-hot, own
     cosponsorship, sponsor share, committee vote shares (of those voting), own committee
     vote, plenary vote shares, own plenary vote, adopted. Names: :attr:`layout`.
 

@@ -10,7 +10,7 @@ issue_me … ec     the resolution's issue codes (0/1)
 own_cosponsor     1 once the country has cosponsored the draft (stays for later stages)
 support           the support already shown at this stage, as the midpoint of its bin:
                   the sponsor share before the committee vote, the committee yes share
-                  before the plenary vote (bins of :mod:`envs.legislative.dynamics`);
+                  before the plenary vote (bins of :mod:`assembly_gym.envs.legislative.dynamics`);
                   0 at the draft stage
 ================  =====================================================================
 
@@ -20,7 +20,7 @@ the later stages, a reward that values loyalty or bandwagoning makes cosponsorin
 for the votes that follow: the decision is a true multi-step one.
 
 Example:
-    >>> from envs.legislative.deliberation import DeliberationEnv
+    >>> from assembly_gym.envs.legislative.deliberation import DeliberationEnv
     >>> env = DeliberationEnv(country="Country 001")
     >>> obs, _ = env.reset(seed=0)
     >>> phi = DeliberationFeatureMap(env.layout)
@@ -34,9 +34,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.legislative.data import ISSUE_CODES
-from envs.legislative.dynamics import SPONSOR_SHARE_EDGES, YES_SHARE_EDGES
-from envs.legislative.spaces import Action
+from assembly_gym.envs.legislative.data import ISSUE_CODES
+from assembly_gym.envs.legislative.dynamics import SPONSOR_SHARE_EDGES, YES_SHARE_EDGES
+from assembly_gym.envs.legislative.spaces import Action
 
 __all__ = [
     "DELIBERATION_INPUTS",

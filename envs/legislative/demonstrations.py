@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.errors import DataError
-from envs.legislative.data import ABSENT, RollCallData, Vote
-from envs.legislative.deliberation import STATE_NAMES, tally_dict, write_stage_outcomes
-from envs.legislative.features import FeatureConfig, RollCallFeatures
-from envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
-from envs.legislative.spaces import Action, Stage, action_mask
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES, tally_dict, write_stage_outcomes
+from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
+from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
 
 __all__ = [
     "Demonstration",

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.errors import DataError
-from envs.legislative.data import ABSENT, ISSUE_CODES, Vote
-from envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
-from envs.legislative.spaces import Action, Stage
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
+from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
+from assembly_gym.envs.legislative.spaces import Action, Stage
 
 __all__ = [
     "SPONSOR_SHARE_EDGES",

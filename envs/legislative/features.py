@@ -41,8 +41,8 @@ from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.preprocessing import normalize
 
-from envs.errors import DataError
-from envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 
 __all__ = [
     "CONTENT_NAMES",
@@ -152,7 +152,7 @@ class RollCallFeatures:
         config: feature settings.
 
     Example:
-        >>> from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+        >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> data = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=3)).data
         >>> feats = RollCallFeatures(data.roll_calls, history=data)
         >>> feats.for_country(data.country_names[0]).shape == (data.n_roll_calls, len(feats.names))

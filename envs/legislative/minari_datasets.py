@@ -9,8 +9,8 @@ dicts (such as Deliberation tallies) stay nested.
 Needs the ``minari`` extra: ``pip install 'assembly-gym[minari]'``.
 
 Example:
-    >>> from envs.legislative.demonstrations import rollcall_demonstrations
-    >>> from envs.legislative.sources import default_assembly
+    >>> from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
+    >>> from assembly_gym.envs.legislative.sources import default_assembly
     >>> demos = rollcall_demonstrations(default_assembly().data, ["Country 001"])
     >>> to_minari(demos, "assembly/rollcall-country001-v0", env_id="assembly/RollCall-v0",
     ...           root=tmp_path)  # doctest: +SKIP
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.errors import DataError, MissingDependencyError
-from envs.legislative.demonstrations import Demonstration
+from assembly_gym.core.errors import DataError, MissingDependencyError
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = ["from_minari", "to_minari"]
 
@@ -114,7 +114,7 @@ def to_minari(
     minari, episode_buffer = _minari()
     import gymnasium as gym
 
-    import envs  # noqa: F401  (registers env_id)
+    import assembly_gym  # noqa: F401  (registers env_id)
 
     buffers = []
     for index, demo in enumerate(demonstrations):

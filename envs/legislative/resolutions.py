@@ -18,11 +18,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from envs.errors import DataError
-from envs.legislative.countries import Country, default_country_table
-from envs.legislative.data import ABSENT, ISSUE_CODES, ROLL_CALL_COLUMNS, RollCallData, Vote
-from envs.legislative.features import content_features
-from envs.legislative.synthetic import SyntheticAssembly, softmax
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.countries import Country, default_country_table
+from assembly_gym.envs.legislative.data import (
+    ABSENT,
+    ISSUE_CODES,
+    ROLL_CALL_COLUMNS,
+    RollCallData,
+    Vote,
+)
+from assembly_gym.envs.legislative.features import content_features
+from assembly_gym.envs.legislative.synthetic import SyntheticAssembly, softmax
 
 __all__ = [
     "NOT_RECORDED",
@@ -152,7 +158,7 @@ def records_from_roll_calls(data: RollCallData) -> ResolutionRecords:
 def records_from_trajectories(
     trajectories: Sequence, countries: Sequence[Country] | None = None
 ) -> ResolutionRecords:
-    """Records of UN document trajectories (see :mod:`envs.legislative.documents`).
+    """Records of UN document trajectories (see :mod:`assembly_gym.envs.legislative.documents`).
 
     A trajectory with a sponsor list records sponsorship for every country (listed = 1,
     others 0); a recorded vote with country lists records that stage (countries in no list

@@ -9,13 +9,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import DataError, InvalidActionError
-from envs.legislative.data import ABSENT, RollCallData, Vote
-from envs.legislative.features import FeatureConfig, RollCallFeatures
-from envs.legislative.rewards import RewardFn, recorded_action_match
-from envs.legislative.sources import DataSpec, roll_call_data
-from envs.legislative.spaces import ObservationLayout, unit_box
-from envs.text_render import TextRender
+from assembly_gym.core.errors import DataError, InvalidActionError
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.render import TextRender
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
+from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.rewards import RewardFn, recorded_action_match
+from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
+from assembly_gym.envs.legislative.spaces import unit_box
 
 __all__ = ["RollCallEnv", "VoteEpisodes"]
 
@@ -125,7 +126,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
 
     ## Observation Space
     ``Box(0, 1, (d,), float32)`` with d = 56 by default; the named dimensions are
-    :attr:`layout` (see :mod:`envs.legislative.features` for the table): issue codes,
+    :attr:`layout` (see :mod:`assembly_gym.envs.legislative.features` for the table): issue codes,
     importance, amendment and paragraph flags, year, position in the session, a hashed bag
     of words of the description, and the country's own history on similar earlier roll calls
     (only sessions strictly before the current one).

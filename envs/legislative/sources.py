@@ -6,10 +6,14 @@ import functools
 from pathlib import Path
 from typing import Union
 
-from envs.errors import DataError
-from envs.legislative.data import RollCallData, load_roll_calls
-from envs.legislative.synthetic import SyntheticAssembly, SyntheticConfig, generate_assembly
-from envs.paths import DATA_ENV_VAR, unvotes_dir
+from assembly_gym.core.errors import DataError
+from assembly_gym.core.paths import DATA_ENV_VAR, unvotes_dir
+from assembly_gym.envs.legislative.data import RollCallData, load_roll_calls
+from assembly_gym.envs.legislative.synthetic import (
+    SyntheticAssembly,
+    SyntheticConfig,
+    generate_assembly,
+)
 
 __all__ = ["DataSpec", "default_assembly", "roll_call_data"]
 

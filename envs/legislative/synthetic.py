@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from envs.legislative.countries import Country
-from envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
-from envs.legislative.features import (
+from assembly_gym.envs.legislative.countries import Country
+from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.envs.legislative.features import (
     ActionFeatureMap,
     FeatureConfig,
     content_features,

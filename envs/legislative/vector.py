@@ -22,17 +22,17 @@ import numpy as np
 from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
-from envs.errors import InvalidActionError
-from envs.legislative.deliberation import (
+from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.envs.legislative.deliberation import (
     STAGE_MASKS,
     DeliberationEnv,
     recorded_actions,
     support_share,
     write_stage_outcomes,
 )
-from envs.legislative.rewards import batch_rewards
-from envs.legislative.rollcall import RollCallEnv
-from envs.legislative.spaces import Action, Stage
+from assembly_gym.envs.legislative.rewards import batch_rewards
+from assembly_gym.envs.legislative.rollcall import RollCallEnv
+from assembly_gym.envs.legislative.spaces import Action, Stage
 
 try:  # Gymnasium 0.29: the new-style vector API lives under `experimental`
     from gymnasium.experimental.vector import VectorEnv

@@ -2,15 +2,15 @@
 
 Example:
     >>> import numpy as np
-    >>> from envs.memory import MemoryWorld, MemoryWorldConfig
+    >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
     >>> world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024,
     ...                                       sequence_length=4))
     >>> world.sample_episodes(3, np.random.default_rng(0)).states.shape
     (3, 5, 64)
 """
 
-from envs.memory.env import MemoryDynamicsEnv
-from envs.memory.memory import (
+from assembly_gym.envs.memory.env import MemoryDynamicsEnv
+from assembly_gym.envs.memory.memory import (
     MAX_WORDS,
     PAGE_SIZE,
     BitMemory,
@@ -20,7 +20,7 @@ from envs.memory.memory import (
     read_overlap,
     split_address,
 )
-from envs.memory.population import (
+from assembly_gym.envs.memory.population import (
     POPULATIONS,
     build_memory,
     from_experience,
@@ -28,7 +28,7 @@ from envs.memory.population import (
     roll_call_experience,
     structured_patterns,
 )
-from envs.memory.world import (
+from assembly_gym.envs.memory.world import (
     DIFFICULTIES,
     Episodes,
     MemoryLayout,

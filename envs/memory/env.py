@@ -8,11 +8,16 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import InvalidActionError
-from envs.legislative.rewards import RewardFn
-from envs.memory.memory import PAGE_SIZE, clip_read, join_address
-from envs.memory.world import Episodes, MemoryWorld, MemoryWorldConfig, ReadPredictionReward
-from envs.text_render import TextRender
+from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.core.render import TextRender
+from assembly_gym.envs.legislative.rewards import RewardFn
+from assembly_gym.envs.memory.memory import PAGE_SIZE, clip_read, join_address
+from assembly_gym.envs.memory.world import (
+    Episodes,
+    MemoryWorld,
+    MemoryWorldConfig,
+    ReadPredictionReward,
+)
 
 __all__ = ["MemoryDynamicsEnv"]
 
@@ -24,7 +29,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
 
     ## Description
     A bit memory (default 65,536 words × 32 bits, built once per env from ``memory_seed``)
-    and hidden relevant regions drive the state (see :mod:`envs.memory.world` for the
+    and hidden relevant regions drive the state (see :mod:`assembly_gym.envs.memory.world` for the
     equations): s_{t+1} = 0.8·s_t + 0.15·seed_t + 0.05·tile(c) + ε_t. The agent plays a
     small model (SLM): from s_{t−1}, s_t, the characteristics c (which encode where the
     regions are) and the content of its last read it chooses the next read. Reading the

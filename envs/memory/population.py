@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.errors import DataError
-from envs.memory.memory import PAGE_SIZE, BitMemory
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory
 
 __all__ = [
     "POPULATIONS",
@@ -104,11 +104,11 @@ def roll_call_experience(data: object = None) -> np.ndarray:
     """Content features of roll calls (issues, flags, year, text), shape (R, d) float64.
 
     Args:
-        data: anything :func:`envs.legislative.sources.roll_call_data` accepts: None (the
+        data: anything :func:`assembly_gym.envs.legislative.sources.roll_call_data` accepts: None (the
             synthetic assembly), ``"unvotes"`` (the real votes), a path or data.
     """
-    from envs.legislative.features import content_features
-    from envs.legislative.sources import roll_call_data
+    from assembly_gym.envs.legislative.features import content_features
+    from assembly_gym.envs.legislative.sources import roll_call_data
 
     return content_features(roll_call_data(data).roll_calls)
 

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from envs.legislative.spaces import ObservationLayout
-from envs.memory.memory import PAGE_SIZE, BitMemory, join_address, read_iou
-from envs.memory.population import POPULATIONS, build_memory
-from envs.persist import dataclass_from_dict
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.persist import dataclass_from_dict
+from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory, join_address, read_iou
+from assembly_gym.envs.memory.population import POPULATIONS, build_memory
 
 __all__ = [
     "DIFFICULTIES",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent, BaseAgent, apply_mask, stack_demonstrations
-from agents.baselines import (
+from assembly_gym.agents.base import Agent, BaseAgent, apply_mask, stack_demonstrations
+from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
     IssueMajorityAgent,
     LogisticAgent,
@@ -15,10 +15,10 @@ from agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
-from envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
-from envs.legislative.features import feature_names
-from envs.legislative.spaces import ObservationLayout
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly, softmax
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
+from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly, softmax
 
 LAYOUT = ObservationLayout(feature_names())
 VOTES = ("yes", "no", "abstain")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.baselines import LogisticAgent
-from agents.irl_agent import MaxEntIRLAgent, NeuralMaxEntIRLAgent
-from benchmarks.harness import TemporalSplit, evaluate
-from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from irl.rollcall import fit_reward_model
+from assembly_gym.agents.base import Agent
+from assembly_gym.agents.baselines import LogisticAgent
+from assembly_gym.agents.irl_agent import MaxEntIRLAgent, NeuralMaxEntIRLAgent
+from assembly_gym.benchmarks.harness import TemporalSplit, evaluate
+from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.irl.rollcall import fit_reward_model
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.imitation_agents import MCEIRLAgent
-from agents.irl_agent import MaxEntIRLAgent
-from benchmarks.harness import TemporalSplit
-from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.agents.base import Agent
+from assembly_gym.agents.imitation_agents import MCEIRLAgent
+from assembly_gym.agents.irl_agent import MaxEntIRLAgent
+from assembly_gym.benchmarks.harness import TemporalSplit
+from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 
 @pytest.fixture(scope="module")

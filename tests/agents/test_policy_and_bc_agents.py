@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.imitation_agents import BCAgent
-from agents.sb3 import PolicyAgent
-from envs.legislative.deliberation import DeliberationEnv, resolution_records
-from envs.legislative.demonstrations import (
+from assembly_gym.agents.base import Agent
+from assembly_gym.agents.imitation_agents import BCAgent
+from assembly_gym.agents.sb3 import PolicyAgent
+from assembly_gym.envs.legislative.deliberation import DeliberationEnv, resolution_records
+from assembly_gym.envs.legislative.demonstrations import (
     deliberation_demonstrations,
     group_by_country,
     rollcall_demonstrations,
 )
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 COUNTRY = "Country 001"
 

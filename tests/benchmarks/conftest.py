@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from envs.legislative.data import ABSENT, ISSUE_CODES
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 COUNTRIES = {"France": "FR", "Germany": "DE", "Brazil": "BR", "India": "IN", "Namibia": "NA"}
 

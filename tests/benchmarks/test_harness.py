@@ -7,13 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.baselines import MajorityAgent, PlantedAgent
-from benchmarks.harness import TemporalSplit, default_agents, evaluate
-from benchmarks.metrics import classification_metrics
-from benchmarks.suites import SuiteResult
-from envs.errors import DataError
-from envs.legislative.data import ABSENT, RollCallData
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.agents.baselines import MajorityAgent, PlantedAgent
+from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
+from assembly_gym.benchmarks.metrics import classification_metrics
+from assembly_gym.benchmarks.suites import SuiteResult
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 COLUMNS = [
     "agent", "accuracy", "accuracy_ci", "macro_f1", "macro_f1_ci", "log_loss", "log_loss_ci",

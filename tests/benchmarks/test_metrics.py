@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, log_loss
 
-from benchmarks.metrics import argmax_random_ties, chance_metrics, classification_metrics
+from assembly_gym.benchmarks.metrics import (
+    argmax_random_ties,
+    chance_metrics,
+    classification_metrics,
+)
 
 
 def test_known_case_against_sklearn():

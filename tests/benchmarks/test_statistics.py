@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import brier_score_loss
 
-from benchmarks.metrics import classification_metrics
-from benchmarks.statistics import (
+from assembly_gym.benchmarks.metrics import classification_metrics
+from assembly_gym.benchmarks.statistics import (
     GroupedScores,
     bootstrap_weights,
     calibration_curve,

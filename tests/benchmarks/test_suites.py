@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.base import Agent
-from benchmarks.commands.bench import _restricted
-from benchmarks.executor import LocalExecutor
-from benchmarks.suites import SUITES, Options, run_suite
-from benchmarks.suites.base import build_task
+from assembly_gym.agents.base import Agent
+from assembly_gym.benchmarks.commands.bench import _restricted
+from assembly_gym.benchmarks.executor import LocalExecutor
+from assembly_gym.benchmarks.suites import SUITES, Options, run_suite
+from assembly_gym.benchmarks.suites.base import build_task
 
 QUICK = Options(quick=True, n_bootstrap=50)
 CHEAP = ("majority", "last-similar-vote", "maxent-irl (linear)")
@@ -98,7 +98,7 @@ def test_deliberation_suite_scores_masked_multi_step_decisions():
 
 @pytest.mark.real_data
 def test_deliberation_suite_on_the_real_un_documents():
-    from envs.paths import documents_dir
+    from assembly_gym.core.paths import documents_dir
 
     folder = documents_dir()
     if folder is None:
@@ -116,7 +116,7 @@ def _episodic_suite(scores: dict[str, dict[str, np.ndarray]], baselines: set[str
     """A suite whose agents return fixed per-episode scores."""
     from types import SimpleNamespace
 
-    from benchmarks.suites import EpisodeScores, EpisodicAgent, EpisodicRunner, Suite
+    from assembly_gym.benchmarks.suites import EpisodeScores, EpisodicAgent, EpisodicRunner, Suite
 
     task = SimpleNamespace(split="eight episodes", source="fixed numbers")
 
@@ -157,7 +157,7 @@ def test_episodic_runner_scores_episodes_and_pairs_them_with_the_best_baseline()
 
 
 def test_episode_scores_validate_their_shapes():
-    from benchmarks.suites import EpisodeScores
+    from assembly_gym.benchmarks.suites import EpisodeScores
 
     with pytest.raises(ValueError, match="1-D arrays of one length"):
         EpisodeScores({"reward": np.zeros(3), "mse": np.zeros(4)}, 0.0, 0.0)
@@ -170,7 +170,7 @@ def test_memory_suite_quick_through_the_cli(tmp_path, capsys):
     """``bench --suite memory --quick``: the table, results.json/md and report.html."""
     import json
 
-    from benchmarks.cli import main
+    from assembly_gym.benchmarks.cli import main
 
     assert main(["bench", "--suite", "memory", "--quick", "--quiet", "--bootstrap", "100",
                  "--out", str(tmp_path)]) == 0  # fmt: skip
@@ -216,7 +216,7 @@ def test_neural_maxent_and_imitations_mce_irl_in_the_roll_call_suites(
 
 
 def test_metric_bars_accept_intervals_a_rounding_error_away_from_the_value():
-    from benchmarks.report import figure_png, metric_bars_figure
+    from assembly_gym.benchmarks.report import figure_png, metric_bars_figure
 
     table = pd.DataFrame({
         "agent": ["oracle", "no reads"],

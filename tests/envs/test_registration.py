@@ -10,9 +10,9 @@ import gymnasium as gym
 import gymnasium.envs.registration as gym_registration
 import pytest
 
-import envs
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from envs.registration import ENV_IDS, register_envs
+import assembly_gym
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.registration import ENV_IDS, register_envs
 
 FOUNDATION_IDS = ("assembly/RollCall-v0", "assembly/Deliberation-v0")
 HAS_PLUGIN_HOOK = hasattr(gym_registration, "load_plugin_envs")
@@ -77,7 +77,7 @@ def test_import_envs_registers_every_id():
     for env_id, entry_point in ENV_IDS.items():
         assert env_id in gym.registry
         assert gym.spec(env_id).entry_point == entry_point
-    assert set(envs.__all__) >= {"ENV_IDS", "register_envs", "DataError"}
+    assert set(assembly_gym.__all__) >= {"ENV_IDS", "register_envs", "DataError", "__version__"}
 
 
 def test_register_envs_is_idempotent():
@@ -112,9 +112,9 @@ def _required_kwargs(env_id: str) -> dict:
     """Arguments an id cannot do without: Simulator-v0 runs a given model."""
     if env_id != "assembly/Simulator-v0":
         return {}
-    from envs.legislative.deliberation import resolution_records
-    from world_models.empirical import EmpiricalModel
-    from world_models.transitions import deliberation_transitions
+    from assembly_gym.envs.legislative.deliberation import resolution_records
+    from assembly_gym.world_models.empirical import EmpiricalModel
+    from assembly_gym.world_models.transitions import deliberation_transitions
 
     assembly = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3, seed=1))
     return {"model": EmpiricalModel().fit(deliberation_transitions(resolution_records(assembly)))}

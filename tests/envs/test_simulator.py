@@ -11,16 +11,16 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import envs  # noqa: F401  (registers the ids)
-from envs.errors import CheckpointError, InvalidActionError
-from envs.legislative.deliberation import STATE_NAMES
-from envs.legislative.spaces import Action, Stage, action_mask
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from envs.simulator import SimulatorEnv
-from world_models.base import Prediction
-from world_models.empirical import EmpiricalModel
-from world_models.mlp import MLPEnsemble
-from world_models.transitions import deliberation_transitions, rollcall_transitions
+import assembly_gym  # noqa: F401  (registers the ids)
+from assembly_gym.core.errors import CheckpointError, InvalidActionError
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.simulator import SimulatorEnv
+from assembly_gym.world_models.base import Prediction
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import deliberation_transitions, rollcall_transitions
 
 ENV_ID = "assembly/Simulator-v0"
 STAGES = [n for n in STATE_NAMES if n.startswith("stage_")]
@@ -199,7 +199,7 @@ def test_fitted_models_pass_both_checkers(saved_models, name):
 
 
 def test_same_seed_same_rollout_and_path_equals_object(saved_models):
-    from world_models.base import load_world_model
+    from assembly_gym.world_models.base import load_world_model
 
     folder = saved_models["deliberation-mlp"]
     envs_ = [gym.make(ENV_ID, model=folder), gym.make(ENV_ID, model=load_world_model(folder))]

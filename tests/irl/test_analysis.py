@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from irl.analysis import (
+from assembly_gym.irl.analysis import (
     cluster_rewards,
     plot_dendrogram,
     plot_weights_heatmap,

@@ -5,16 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.legislative.deliberation import DeliberationEnv
-from envs.legislative.deliberation_features import DELIBERATION_INPUTS, DeliberationFeatureMap
-from envs.legislative.demonstrations import deliberation_demonstrations
-from envs.legislative.dynamics import EmpiricalDynamics
-from envs.legislative.resolutions import generate_resolution_records
-from envs.legislative.rewards import LinearReward
-from envs.legislative.spaces import Action
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from irl.deliberation import DeliberationProblem, planted_deliberation
-from irl.mdp import soft_value_iteration
+from assembly_gym.envs.legislative.deliberation import DeliberationEnv
+from assembly_gym.envs.legislative.deliberation_features import (
+    DELIBERATION_INPUTS,
+    DeliberationFeatureMap,
+)
+from assembly_gym.envs.legislative.demonstrations import deliberation_demonstrations
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
+from assembly_gym.envs.legislative.resolutions import generate_resolution_records
+from assembly_gym.envs.legislative.rewards import LinearReward
+from assembly_gym.envs.legislative.spaces import Action
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.irl.deliberation import DeliberationProblem, planted_deliberation
+from assembly_gym.irl.mdp import soft_value_iteration
 
 ISSUES = [f"issue_{c}" for c in ("me", "nu", "di", "hr", "co", "ec")]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irl.imitation_compat import (
+from assembly_gym.irl.imitation_compat import (
     decision_mdp,
     run_mce_irl,
     state_rewards,
     to_imitation_env,
     train_mce_irl,
 )
-from irl.mdp import TabularMDP, random_mdp, sample_trajectories, soft_value_iteration
+from assembly_gym.irl.mdp import TabularMDP, random_mdp, sample_trajectories, soft_value_iteration
 
 
 def _problem():
@@ -55,7 +55,7 @@ def test_a_failing_child_is_an_error_not_a_timeout() -> None:
 
 def _decisions(seed: int = 0, n: int = 40):
     """n one-step decisions with 3 actions, φ(s, a) = e_a ⊗ [1, x(s)], votes from a logit."""
-    from envs.legislative.features import ActionFeatureMap
+    from assembly_gym.envs.legislative.features import ActionFeatureMap
 
     rng = np.random.default_rng(seed)
     x = rng.random((n, 2))
@@ -94,7 +94,7 @@ def test_decision_mdp_makes_imitations_policy_the_logit_of_a_reward_over_actions
 
 def test_mce_irl_on_decisions_reaches_the_exact_penalised_logit() -> None:
     """Same data, same Gaussian prior: imitation's Adam steps land on our exact L-BFGS optimum."""
-    from irl.maxent import decision_problem, fit_maxent
+    from assembly_gym.irl.maxent import decision_problem, fit_maxent
 
     feature_map, x, actions = _decisions(n=60)
     l2 = 1.0

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from irl.maxent import ExpertStatistics, decision_problem, fit_maxent, maxent_objective
-from irl.mdp import (
+from assembly_gym.irl.maxent import ExpertStatistics, decision_problem, fit_maxent, maxent_objective
+from assembly_gym.irl.mdp import (
     LinearFeatures,
     TabularMDP,
     random_mdp,

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irl.mdp import (
+from assembly_gym.irl.mdp import (
     LinearFeatures,
     TabularMDP,
     occupancy,

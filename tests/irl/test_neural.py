@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irl.maxent import ExpertStatistics, decision_problem, fit_maxent
-from irl.mdp import random_mdp, sample_trajectories, soft_value_iteration
-from irl.neural import NeuralReward
+from assembly_gym.irl.maxent import ExpertStatistics, decision_problem, fit_maxent
+from assembly_gym.irl.mdp import random_mdp, sample_trajectories, soft_value_iteration
+from assembly_gym.irl.neural import NeuralReward
 
 
 def _xor_votes(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

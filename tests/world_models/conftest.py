@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from world_models.empirical import EmpiricalModel
-from world_models.mlp import MLPEnsemble
-from world_models.transitions import (
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import (
     deliberation_transitions,
     rollcall_transitions,
     split_transitions,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from world_models.base import Transitions
+from assembly_gym.world_models.base import Transitions
 
 
 def make(n=6, d=3, **fields):

@@ -8,10 +8,10 @@ import shutil
 import numpy as np
 import pytest
 
-from envs.errors import CheckpointError
-from envs.legislative.features import feature_names
-from world_models.base import load_world_model, register_world_model
-from world_models.checkpoint import (
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.world_models.base import load_world_model, register_world_model
+from assembly_gym.world_models.checkpoint import (
     MANIFEST,
     START_STATES,
     check_layout,
@@ -114,7 +114,7 @@ def test_any_kind_can_register_a_loader(tmp_path):
 
         def save(self, path):
             save_checkpoint(
-                path, model_kind="test-constant", module="world_models.base",
+                path, model_kind="test-constant", module="assembly_gym.world_models.base",
                 obs_names=self.obs_names, payload={}, files={"p.bin": b"x"},
             )  # fmt: skip
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from world_models.base import Prediction
-from world_models.evaluation import evaluate_world_model, evaluation_table
-from world_models.schema import StateSchema
+from assembly_gym.world_models.base import Prediction
+from assembly_gym.world_models.evaluation import evaluate_world_model, evaluation_table
+from assembly_gym.world_models.schema import StateSchema
 
 
 class Oracle:

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from envs.errors import CheckpointError
-from world_models.base import Prediction, WorldModel, load_world_model
-from world_models.empirical import EmpiricalModel
-from world_models.evaluation import evaluate_world_model
-from world_models.mlp import MLPEnsemble
-from world_models.transitions import split_transitions
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.world_models.base import Prediction, WorldModel, load_world_model
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.evaluation import evaluate_world_model
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import split_transitions
 
 KINDS = ["empirical", "mlp"]
 
@@ -159,8 +159,8 @@ def test_rollcall_models_predict_done_and_gaussians(rollcall_models, rollcall):
 
 @pytest.mark.slow
 def test_the_ensemble_beats_the_frequency_tables_on_held_out_nll(mlp_factory):
-    from envs.legislative.synthetic import SyntheticConfig, generate_assembly
-    from world_models.transitions import deliberation_transitions
+    from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    from assembly_gym.world_models.transitions import deliberation_transitions
 
     config = SyntheticConfig(n_countries=12, n_sessions=8, roll_calls_per_session=20, seed=5)
     train, validation, test = split_transitions(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.legislative.deliberation import STATE_NAMES
-from envs.legislative.features import content_names
-from world_models.schema import (
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.envs.legislative.features import content_names
+from assembly_gym.world_models.schema import (
     DONE,
     BinCodec,
     OneHotPart,
@@ -29,8 +29,8 @@ def test_deliberation_schema_classifies_the_state_and_copies_the_resolution(deli
 
 
 def test_unrecorded_stages_are_copied(assembly):
-    from envs.legislative.resolutions import records_from_roll_calls
-    from world_models.transitions import deliberation_transitions
+    from assembly_gym.envs.legislative.resolutions import records_from_roll_calls
+    from assembly_gym.world_models.transitions import deliberation_transitions
 
     schema = StateSchema.fit(deliberation_transitions(records_from_roll_calls(assembly.data)))
     copied = {schema.obs_names[j] for j in schema.copied}

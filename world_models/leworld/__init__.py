@@ -2,12 +2,12 @@
 
 Small models (SLMs) choose which address range to read, a big model (BLM) routes between
 their reads, predicts the next state and sends an info request to the SLMs' next step. It
-is trained in three phases and implements :class:`world_models.base.WorldModel` on the
+is trained in three phases and implements :class:`assembly_gym.world_models.base.WorldModel` on the
 observations of ``assembly/MemoryDynamics-v0``.
 
 Example:
-    >>> from envs.memory import MemoryWorld, MemoryWorldConfig
-    >>> from world_models.leworld import LeWorldConfig, train_leworld
+    >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+    >>> from assembly_gym.world_models.leworld import LeWorldConfig, train_leworld
     >>> world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024,
     ...                                       sequence_length=4))
     >>> config = LeWorldConfig(sequence_length=4, phase1_epochs=1, phase2_epochs=1,
@@ -18,11 +18,15 @@ Example:
     [1, 2, 3]
 """
 
-from world_models.leworld.baselines import MemorylessMLP, train_memoryless
-from world_models.leworld.batches import SequenceBatch, StepBatch
-from world_models.leworld.blm import BigLeWorldModel, BLMOutput, straight_through_sigmoid
-from world_models.leworld.config import LeWorldConfig
-from world_models.leworld.evaluation import (
+from assembly_gym.world_models.leworld.baselines import MemorylessMLP, train_memoryless
+from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
+from assembly_gym.world_models.leworld.blm import (
+    BigLeWorldModel,
+    BLMOutput,
+    straight_through_sigmoid,
+)
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.evaluation import (
     LeWorldMetrics,
     PairedDifference,
     evaluate_system,
@@ -31,25 +35,26 @@ from world_models.leworld.evaluation import (
     paired_difference,
     sequence_mse,
 )
-from world_models.leworld.memory import (
+from assembly_gym.world_models.leworld.memory import (
     ArtificialMemory,
     range_means,
     read_alternatives,
     straight_through_read,
 )
-from world_models.leworld.slm import SLMOutput, SmallLeWorldModel
-from world_models.leworld.system import (
+from assembly_gym.world_models.leworld.slm import SLMOutput, SmallLeWorldModel
+from assembly_gym.world_models.leworld.system import (
     READ_MODES,
     LeWorldSystem,
     SequenceOutput,
     StepOutput,
     routing_losses,
 )
-from world_models.leworld.training import (
+from assembly_gym.world_models.leworld.training import (
     PHASES,
     Datasets,
     PhaseReport,
     TrainingReport,
+    fit_memoryless,
     fit_residual_std,
     fit_transitions,
     held_out_episodes,
@@ -64,8 +69,6 @@ from world_models.leworld.training import (
 )
 
 __all__ = [
-    "PHASES",
-    "READ_MODES",
     "ArtificialMemory",
     "BLMOutput",
     "BigLeWorldModel",
@@ -74,8 +77,10 @@ __all__ = [
     "LeWorldMetrics",
     "LeWorldSystem",
     "MemorylessMLP",
+    "PHASES",
     "PairedDifference",
     "PhaseReport",
+    "READ_MODES",
     "SLMOutput",
     "SequenceBatch",
     "SequenceOutput",
@@ -84,6 +89,7 @@ __all__ = [
     "StepOutput",
     "TrainingReport",
     "evaluate_system",
+    "fit_memoryless",
     "fit_residual_std",
     "fit_transitions",
     "held_out_episodes",

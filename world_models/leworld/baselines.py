@@ -13,9 +13,9 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from envs.memory.world import Episodes
-from world_models.leworld.batches import SequenceBatch
-from world_models.leworld.layers import linear, mlp
+from assembly_gym.envs.memory.world import Episodes
+from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.layers import linear, mlp
 
 __all__ = ["MemorylessMLP", "train_memoryless"]
 

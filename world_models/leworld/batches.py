@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from envs.memory.world import Episodes, MemoryLayout
+from assembly_gym.envs.memory.world import Episodes, MemoryLayout
 
 __all__ = ["SequenceBatch", "StepBatch"]
 

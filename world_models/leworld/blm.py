@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from world_models.leworld.layers import linear, mlp
+from assembly_gym.world_models.leworld.layers import linear, mlp
 
 __all__ = ["BLMOutput", "BigLeWorldModel", "straight_through_sigmoid"]
 

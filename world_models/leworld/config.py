@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from envs.persist import dataclass_from_dict
+from assembly_gym.core.persist import dataclass_from_dict
 
 __all__ = ["LeWorldConfig"]
 

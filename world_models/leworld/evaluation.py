@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from scipy import stats
 
-from envs.memory.memory import PAGE_SIZE
-from envs.memory.world import Episodes
-from world_models.leworld.batches import SequenceBatch
+from assembly_gym.envs.memory.memory import PAGE_SIZE
+from assembly_gym.envs.memory.world import Episodes
+from assembly_gym.world_models.leworld.batches import SequenceBatch
 
 __all__ = [
     "LeWorldMetrics",

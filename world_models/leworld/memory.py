@@ -1,7 +1,7 @@
 """The artificial memory of the LeWorld system: the world's bits, reads and a learned encoder.
 
 A read is chosen as three discrete factors (page, offset, length − 1; see
-:mod:`envs.memory.memory`). Its content is the mean of every bit position over the words
+:mod:`assembly_gym.envs.memory.memory`). Its content is the mean of every bit position over the words
 read, computed in O(1) from prefix sums of the bits. The straight-through estimator
 (:func:`straight_through_read`) returns that hard content in the forward pass and, in the
 backward pass, the gradient of the factorised surrogate
@@ -20,8 +20,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from envs.memory.memory import PAGE_SIZE, BitMemory
-from world_models.leworld.layers import mlp
+from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory
+from assembly_gym.world_models.leworld.layers import mlp
 
 __all__ = ["ArtificialMemory", "range_means", "read_alternatives", "straight_through_read"]
 

@@ -8,8 +8,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from envs.memory.memory import PAGE_SIZE
-from world_models.leworld.layers import StackedLinear
+from assembly_gym.envs.memory.memory import PAGE_SIZE
+from assembly_gym.world_models.leworld.layers import StackedLinear
 
 __all__ = ["STATE_SCALE", "SLMOutput", "SmallLeWorldModel", "step_features"]
 

@@ -7,7 +7,7 @@ query for the next step. :meth:`LeWorldSystem.run` does this over whole sequence
 parallel over steps when there is no info request, step by step otherwise), and
 :meth:`LeWorldSystem.rollout` predicts several steps ahead from its own predictions.
 
-The system implements :class:`world_models.base.WorldModel` on the observations of
+The system implements :class:`assembly_gym.world_models.base.WorldModel` on the observations of
 ``assembly/MemoryDynamics-v0``: ``predict(obs, action)`` predicts s_{t+1} from the
 observation (one step, no info request: a simulator keeps no recurrent state) and fills in
 the read part of the next observation from the action's read of the memory.
@@ -24,11 +24,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from envs.errors import CheckpointError
-from envs.memory.memory import PAGE_SIZE, BitMemory, clip_read, join_address
-from envs.memory.world import MemoryWorld, MemoryWorldConfig
-from world_models.base import Prediction, Transitions, register_world_model
-from world_models.checkpoint import (
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory, clip_read, join_address
+from assembly_gym.envs.memory.world import MemoryWorld, MemoryWorldConfig
+from assembly_gym.world_models.base import Prediction, Transitions, register_world_model
+from assembly_gym.world_models.checkpoint import (
     START_STATES,
     array_from_bytes,
     array_to_bytes,
@@ -36,11 +36,11 @@ from world_models.checkpoint import (
     read_manifest,
     save_checkpoint,
 )
-from world_models.leworld.batches import SequenceBatch, StepBatch
-from world_models.leworld.blm import BigLeWorldModel, BLMOutput
-from world_models.leworld.config import LeWorldConfig
-from world_models.leworld.memory import ArtificialMemory
-from world_models.leworld.slm import SLMOutput, SmallLeWorldModel
+from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
+from assembly_gym.world_models.leworld.blm import BigLeWorldModel, BLMOutput
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.memory import ArtificialMemory
+from assembly_gym.world_models.leworld.slm import SLMOutput, SmallLeWorldModel
 
 __all__ = ["READ_MODES", "LeWorldSystem", "SequenceOutput", "StepOutput", "routing_losses"]
 
@@ -132,7 +132,7 @@ class LeWorldSystem(nn.Module):
             phase 3 of training).
 
     Example:
-        >>> from envs.memory import MemoryWorld, MemoryWorldConfig
+        >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
         >>> world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024,
         ...                                       sequence_length=4))
         >>> system = LeWorldSystem(world, LeWorldConfig(sequence_length=4), seed=0)
@@ -415,9 +415,9 @@ class LeWorldSystem(nn.Module):
         """End-to-end training (phase 2) on transitions of ``MemoryDynamics-v0``.
 
         Phases 1 and 3 need the world's episodes (their regions, whole sequences): use
-        :func:`world_models.leworld.training.train_leworld` for them.
+        :func:`assembly_gym.world_models.leworld.training.train_leworld` for them.
         """
-        from world_models.leworld.training import fit_transitions
+        from assembly_gym.world_models.leworld.training import fit_transitions
 
         if transitions.obs_names and tuple(transitions.obs_names) != self.obs_names:
             raise ValueError("transitions do not have the observation layout of this world")
@@ -554,7 +554,7 @@ class LeWorldSystem(nn.Module):
 
     @classmethod
     def from_checkpoint(cls, folder: Path, manifest: dict[str, Any]) -> LeWorldSystem:
-        """Loader registered with :func:`world_models.base.register_world_model`."""
+        """Loader registered with :func:`assembly_gym.world_models.base.register_world_model`."""
         try:
             world_config = MemoryWorldConfig.from_dict(manifest["world"])
             config = LeWorldConfig.from_dict(manifest["config"])

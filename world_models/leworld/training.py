@@ -35,19 +35,21 @@ import torch
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from envs.errors import MissingDependencyError
-from envs.memory.world import Episodes, MemoryWorld
-from world_models.base import Transitions
-from world_models.leworld.batches import SequenceBatch, StepBatch
-from world_models.leworld.config import LeWorldConfig
-from world_models.leworld.evaluation import LeWorldMetrics, evaluate_system
-from world_models.leworld.system import LeWorldSystem
+from assembly_gym.core.errors import MissingDependencyError
+from assembly_gym.envs.memory.world import Episodes, MemoryWorld
+from assembly_gym.world_models.base import Transitions
+from assembly_gym.world_models.leworld.baselines import MemorylessMLP, train_memoryless
+from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.evaluation import LeWorldMetrics, evaluate_system
+from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = [
     "PHASES",
     "Datasets",
     "PhaseReport",
     "TrainingReport",
+    "fit_memoryless",
     "fit_residual_std",
     "fit_transitions",
     "held_out_episodes",
@@ -546,3 +548,21 @@ def parse_phases(text: str | Sequence[int]) -> tuple[int, ...]:
     if not values or any(p not in PHASES for p in values):
         raise ValueError(f"phases must be a comma-separated subset of 1,2,3, got {text!r}")
     return tuple(sorted(set(values)))
+
+
+def fit_memoryless(
+    system: LeWorldSystem, data: Datasets, *, epochs: int, seed: int = 0, progress: bool = True
+) -> MemorylessMLP:
+    """The memory-less baseline: an MLP as large as ``system``, trained on ``data`` of its world.
+
+    It sees the same sequence of training sets as the system's phases
+    (:func:`training_episodes`) and keeps its best validation epoch.
+    """
+    world, config = system.world, system.config
+    model = MemorylessMLP.like(
+        system, state_dim=world.config.state_dim, char_dim=world.config.char_dim,
+        sequence_length=world.config.sequence_length, seed=seed,
+    )  # fmt: skip
+    episodes = training_episodes(world, config, data.train, seed)
+    train_memoryless(model, episodes, data.val, epochs=epochs, seed=seed, progress=progress)
+    return model

@@ -22,8 +22,8 @@ Modules: ``trajectory`` (the containers), ``text`` (mojibake, dates, symbols), `
 ``stage_json``, ``genealogy`` and ``marc`` (one loader each), ``loading`` (any layout).
 
 Example:
-    >>> from envs.legislative.documents import load_stage_trajectory
-    >>> from envs.paths import documents_dir
+    >>> from assembly_gym.envs.legislative.documents import load_stage_trajectory
+    >>> from assembly_gym.core.paths import documents_dir
     >>> folder = documents_dir()
     >>> if folder is not None:
     ...     trajectory = load_stage_trajectory(folder / "A_RES_78_196.trajectory.json")
@@ -31,12 +31,12 @@ Example:
     A/RES/78/196 adopted {'yes': 91, 'no': 54, 'abstain': 6}
 """
 
-from envs.legislative.documents.genealogy import load_genealogy
-from envs.legislative.documents.loading import load_trajectories
-from envs.legislative.documents.marc import load_marc_drafts
-from envs.legislative.documents.names import parse_sponsor_note
-from envs.legislative.documents.stage_json import load_stage_trajectory
-from envs.legislative.documents.trajectory import (
+from assembly_gym.envs.legislative.documents.genealogy import load_genealogy
+from assembly_gym.envs.legislative.documents.loading import load_trajectories
+from assembly_gym.envs.legislative.documents.marc import load_marc_drafts
+from assembly_gym.envs.legislative.documents.names import parse_sponsor_note
+from assembly_gym.envs.legislative.documents.stage_json import load_stage_trajectory
+from assembly_gym.envs.legislative.documents.trajectory import (
     OUTCOMES,
     VOTE_KEYS,
     RecordedVote,

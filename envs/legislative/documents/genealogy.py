@@ -6,17 +6,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from envs.legislative.countries import CountryTable, default_country_table
-from envs.legislative.documents.json_reader import JsonReader, describe
-from envs.legislative.documents.names import NameCollector, split_names
-from envs.legislative.documents.reading import build, parse_json, read_bytes
-from envs.legislative.documents.text import (
+from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
+from assembly_gym.envs.legislative.documents.json_reader import JsonReader, describe
+from assembly_gym.envs.legislative.documents.names import NameCollector, split_names
+from assembly_gym.envs.legislative.documents.reading import build, parse_json, read_bytes
+from assembly_gym.envs.legislative.documents.text import (
     clean_title,
     committee_from_text,
     iso_date,
     session_from_symbol,
 )
-from envs.legislative.documents.trajectory import (
+from assembly_gym.envs.legislative.documents.trajectory import (
     TALLY_KEYS,
     RecordedVote,
     Trajectory,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from envs.errors import DataError
-from envs.legislative.documents.names import NameCollector
-from envs.legislative.documents.reading import build
-from envs.legislative.documents.text import committee_from_text
-from envs.legislative.documents.trajectory import TALLY_KEYS, VOTE_KEYS, RecordedVote
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.documents.names import NameCollector
+from assembly_gym.envs.legislative.documents.reading import build
+from assembly_gym.envs.legislative.documents.text import committee_from_text
+from assembly_gym.envs.legislative.documents.trajectory import TALLY_KEYS, VOTE_KEYS, RecordedVote
 
 __all__ = ["JsonReader", "describe"]
 

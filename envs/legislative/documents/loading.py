@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envs.errors import DataError
-from envs.legislative.countries import CountryTable, default_country_table
-from envs.legislative.documents.genealogy import genealogy_trajectory
-from envs.legislative.documents.marc import load_marc_drafts
-from envs.legislative.documents.reading import parse_json, read_bytes
-from envs.legislative.documents.stage_json import stage_trajectory
-from envs.legislative.documents.trajectory import Trajectory
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
+from assembly_gym.envs.legislative.documents.genealogy import genealogy_trajectory
+from assembly_gym.envs.legislative.documents.marc import load_marc_drafts
+from assembly_gym.envs.legislative.documents.reading import parse_json, read_bytes
+from assembly_gym.envs.legislative.documents.stage_json import stage_trajectory
+from assembly_gym.envs.legislative.documents.trajectory import Trajectory
 
 __all__ = ["load_trajectories"]
 

@@ -8,17 +8,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from envs.errors import DataError
-from envs.legislative.countries import CountryTable, default_country_table
-from envs.legislative.documents.names import NameCollector, parse_sponsor_note
-from envs.legislative.documents.reading import build, read_bytes
-from envs.legislative.documents.text import (
+from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
+from assembly_gym.envs.legislative.documents.names import NameCollector, parse_sponsor_note
+from assembly_gym.envs.legislative.documents.reading import build, read_bytes
+from assembly_gym.envs.legislative.documents.text import (
     committee_from_text,
     fix_mojibake,
     iso_date,
     session_from_symbol,
 )
-from envs.legislative.documents.trajectory import Trajectory, TrajectoryStep
+from assembly_gym.envs.legislative.documents.trajectory import Trajectory, TrajectoryStep
 
 __all__ = ["load_marc_drafts"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from envs.legislative.countries import Country, CountryTable, default_country_table
-from envs.legislative.documents.text import fix_mojibake
+from assembly_gym.envs.legislative.countries import Country, CountryTable, default_country_table
+from assembly_gym.envs.legislative.documents.text import fix_mojibake
 
 __all__ = ["NameCollector", "parse_sponsor_note", "split_names"]
 

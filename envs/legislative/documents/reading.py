@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from envs.errors import DataError
+from assembly_gym.core.errors import DataError
 
 __all__ = ["build", "parse_json", "read_bytes"]
 

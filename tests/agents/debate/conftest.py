@@ -5,17 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     Observations,
     compute_claims,
     legislative_agents,
     observations_from_demonstrations,
     rollcall_observations,
 )
-from envs.legislative.demonstrations import rollcall_demonstrations
-from envs.legislative.features import feature_names
-from envs.legislative.spaces import ObservationLayout
-from envs.legislative.synthetic import SyntheticAssembly, SyntheticConfig, generate_assembly
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
+from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.synthetic import (
+    SyntheticAssembly,
+    SyntheticConfig,
+    generate_assembly,
+)
 
 
 @pytest.fixture(scope="session")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.debate import DebateAllocatorAgent, Tendency, TrainConfig
-from benchmarks.harness import TemporalSplit, default_agents, evaluate
-from envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
-from envs.paths import unvotes_dir
+from assembly_gym.agents.base import Agent
+from assembly_gym.agents.debate import DebateAllocatorAgent, Tendency, TrainConfig
+from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
+from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_agent_settings_are_checked(layout, demos):
 def test_agent_on_real_votes_beats_the_majority_baseline():
     if unvotes_dir() is None:
         pytest.skip("real data not found: set $ASSEMBLY_GYM_DATA or place ../shared/data")
-    from envs.legislative.sources import roll_call_data
+    from assembly_gym.envs.legislative.sources import roll_call_data
 
     data = roll_call_data("unvotes").select_sessions(50, 64)
     split = TemporalSplit.of(data, 60)

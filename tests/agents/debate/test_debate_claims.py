@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     PROTOCOL,
     ClaimModel,
     ClaimModelError,

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     JSON_LOG_KIND,
     ConsoleLogger,
     DebateLogger,
@@ -20,7 +20,7 @@ from agents.debate import (
     legislative_agents,
     plot_allocations,
 )
-from envs.errors import MissingDependencyError
+from assembly_gym.core.errors import MissingDependencyError
 
 
 def train(observations, logger, **config):

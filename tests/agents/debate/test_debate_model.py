@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     ConsoleLogger,
     DebateModel,
     Observations,
@@ -18,8 +18,8 @@ from agents.debate import (
     create_debate_model,
     load_observations_json,
 )
-from envs.errors import CheckpointError, DataError
-from envs.persist import atomic_write_json
+from assembly_gym.core.errors import CheckpointError, DataError
+from assembly_gym.core.persist import atomic_write_json
 
 TEXTS = [
     "Called for an investigation into torture and the detention of journalists.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     EPSILON,
     Observations,
     Tendency,
@@ -15,7 +15,7 @@ from agents.debate import (
     legislative_claims,
     text_relevance,
 )
-from envs.legislative.spaces import ObservationLayout
+from assembly_gym.core.layout import ObservationLayout
 
 
 def test_seven_tendencies_with_labels_and_descriptions():

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.debate import (
+from assembly_gym.agents.debate import (
     Arena,
     ClaimSet,
     EpochDebate,

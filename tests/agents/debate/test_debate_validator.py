@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest
 
-from agents.debate import ClaimSet, Validator, binomial_p_value, significance_stars
-from benchmarks.metrics import classification_metrics
+from assembly_gym.agents.debate import ClaimSet, Validator, binomial_p_value, significance_stars
+from assembly_gym.benchmarks.metrics import classification_metrics
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from envs.memory import MemoryWorld, MemoryWorldConfig
-from world_models.leworld import LeWorldConfig
+from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+from assembly_gym.world_models.leworld import LeWorldConfig
 
 T = 4
 

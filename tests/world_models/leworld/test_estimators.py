@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from envs.memory import build_memory
-from world_models.leworld import (
+from assembly_gym.envs.memory import build_memory
+from assembly_gym.world_models.leworld import (
     ArtificialMemory,
     range_means,
     read_alternatives,

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from envs.errors import CheckpointError
-from envs.memory import MemoryDynamicsEnv
-from world_models.base import Transitions, WorldModel, load_world_model
-from world_models.leworld import LeWorldConfig, LeWorldSystem, SequenceBatch
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.envs.memory import MemoryDynamicsEnv
+from assembly_gym.world_models.base import Transitions, WorldModel, load_world_model
+from assembly_gym.world_models.leworld import LeWorldConfig, LeWorldSystem, SequenceBatch
 
 T = 4  # the sequence length of the conftest world
 
@@ -178,8 +178,8 @@ def test_load_refuses_another_kind(system, tmp_path):
 def test_simulator_runs_the_system_with_the_env_reward(system, world, tmp_path):
     import gymnasium as gym
 
-    import envs  # noqa: F401
-    from envs.memory import ReadPredictionReward
+    import assembly_gym  # noqa: F401
+    from assembly_gym.envs.memory import ReadPredictionReward
 
     system.save(tmp_path / "model")
     sim = gym.make(

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from world_models.leworld import (
+from assembly_gym.world_models.leworld import (
     LeWorldSystem,
     MemorylessMLP,
     SequenceBatch,

@@ -1,0 +1,47 @@
+"""assembly-gym: environments, world models, inverse RL and benchmarks of UN General Assembly behaviour.
+
+Importing the package registers every ``assembly/…`` environment with Gymnasium.
+
+Subpackages, each importing only from those listed before it:
+:mod:`assembly_gym.core` (errors, atomic saving, data paths, observation layouts, text
+rendering, classification metrics), :mod:`assembly_gym.envs`,
+:mod:`assembly_gym.world_models` and :mod:`assembly_gym.irl`, :mod:`assembly_gym.agents`,
+:mod:`assembly_gym.benchmarks`.
+
+Example:
+    >>> import gymnasium as gym
+    >>> import assembly_gym
+    >>> env = gym.make("assembly/RollCall-v0")
+    >>> env.observation_space.shape
+    (56,)
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from assembly_gym.core.errors import (
+    AssemblyGymError,
+    CheckpointError,
+    DataError,
+    InvalidActionError,
+    MissingDependencyError,
+)
+from assembly_gym.envs.registration import ENV_IDS, make_native_vec, register_envs
+
+try:
+    __version__ = version("assembly-gym")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
+
+register_envs()
+
+__all__ = [
+    "ENV_IDS",
+    "AssemblyGymError",
+    "CheckpointError",
+    "DataError",
+    "InvalidActionError",
+    "MissingDependencyError",
+    "__version__",
+    "make_native_vec",
+    "register_envs",
+]

@@ -1,0 +1,1 @@
+"""One-command benchmark programs: ``assembly-gym experiment NAME [args]``."""

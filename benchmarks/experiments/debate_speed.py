@@ -1,0 +1,114 @@
+"""Benchmark: seconds per debate epoch on 10,000 observations (goal: under 1 s).
+
+The observations are the first 10,000 ``RollCall-v0`` decisions of a synthetic assembly
+(real feature vectors, the seven legislative tendencies). Timed separately: computing the
+claims (once per training run), one arena epoch (10 full-batch rounds; median of repeats
+after a warm-up), one validation, and a whole default training run.
+
+Run:
+    python -m assembly_gym.benchmarks.experiments.debate_speed [--observations 10000] [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import numpy as np
+
+from assembly_gym.agents.debate import (
+    Arena,
+    TrainConfig,
+    Trainer,
+    Validator,
+    compute_claims,
+    legislative_agents,
+    observations_from_demonstrations,
+)
+from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
+from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+
+
+def median_seconds(function, repeats: int) -> float:
+    """Median wall time of ``function()`` over ``repeats`` calls, after one warm-up call."""
+    function()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main() -> None:
+    """Print the timings."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--observations", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    assembly = generate_assembly(
+        SyntheticConfig(n_countries=10, n_sessions=40, roll_calls_per_session=100, seed=3)
+    )
+    demos = rollcall_demonstrations(assembly.data, with_infos=False)
+    pooled = observations_from_demonstrations(demos, ObservationLayout(feature_names()))
+    if len(pooled) < args.observations:
+        raise SystemExit(f"only {len(pooled)} observations available")
+    observations = pooled.take(np.arange(args.observations))
+    agents = legislative_agents()
+    config = TrainConfig()
+    arena = Arena()
+    claims = compute_claims(observations, agents)
+    start = np.full(len(agents), 1.0 / len(agents))
+
+    claim_time = median_seconds(lambda: compute_claims(observations, agents), args.repeats)
+    epoch_time = median_seconds(
+        lambda: arena.debate(
+            claims,
+            observations.actions,
+            start,
+            learning_rate=config.initial_lr,
+            lower=config.min_allocation,
+            upper=config.max_allocation,
+        ),
+        args.repeats,
+    )
+    validation_time = median_seconds(
+        lambda: Validator().validate(claims, observations.actions, start), args.repeats
+    )
+    runs = []
+
+    def train() -> None:
+        history, _ = Trainer(config).train(observations, legislative_agents())
+        runs.append(history.epochs_run)
+
+    train_time = median_seconds(train, max(args.repeats // 2, 1))
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, NumPy {np.__version__}"
+    )
+    print(
+        f"{len(observations):,} observations × {len(agents)} tendencies × 3 actions; "
+        f"arena: {arena.rounds} full-batch rounds per epoch; median of {args.repeats} runs."
+    )
+    print()
+    print("| step | seconds |")
+    print("|---|---:|")
+    print(f"| claims of 7 tendencies (once per run) | {claim_time:.4f} |")
+    print(f"| one debate epoch (arena, {arena.rounds} rounds) | {epoch_time:.4f} |")
+    print(f"| one validation (all observations) | {validation_time:.4f} |")
+    print(
+        f"| whole training run ({runs[-1]} epochs, 80% train / 20% validation) | {train_time:.4f} |"
+    )
+    print()
+    print(
+        f"Goal: an epoch on {len(observations):,} observations under 1 s: "
+        f"{'met' if epoch_time < 1.0 else 'NOT met'} ({epoch_time:.3f} s)."
+    )
+
+
+if __name__ == "__main__":
+    main()

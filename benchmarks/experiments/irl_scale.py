@@ -1,0 +1,72 @@
+"""Scale: every country on every real vote of sessions 1–69 in one MaxEnt fit.
+
+Loads the real ``unvotes`` data (``$ASSEMBLY_GYM_DATA`` or ``../shared/data``), builds every
+country's ``RollCall-v0`` observations (each session described by the sessions before it)
+and fits all countries in one :func:`assembly_gym.irl.rollcall.fit_reward_model` call (shrinkage toward
+the global pooled fit), with the configuration ``irl fit`` uses on real data (log-scaled
+vote shares, λ validated by ``assembly_gym.benchmarks.experiments.irl_forecast``). Prints the wall time of each
+stage and the peak resident memory of the process (``resource.getrusage``).
+
+Run: ``python -m assembly_gym.benchmarks.experiments.irl_scale [--l2 10] [--standard-errors]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+from assembly_gym.benchmarks.commands.irl import DEFAULT_REAL_L2
+from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.envs.legislative.data import load_unvotes
+from assembly_gym.envs.legislative.features import FeatureConfig
+from assembly_gym.irl.rollcall import fit_reward_model
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Load, fit, print times and peak memory."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--l2", type=float, default=DEFAULT_REAL_L2)
+    parser.add_argument(
+        "--standard-errors",
+        action="store_true",
+        help="also compute Laplace standard errors (as `irl fit` does)",
+    )
+    args = parser.parse_args(argv)
+    folder = unvotes_dir()
+    if folder is None:
+        sys.exit("real data not found: set $ASSEMBLY_GYM_DATA or place ../shared/data")
+    began = time.perf_counter()
+    data = load_unvotes(folder)
+    loaded = time.perf_counter()
+    model = fit_reward_model(
+        data,
+        feature_config=FeatureConfig(log_shares=True),
+        l2=args.l2,
+        shrinkage="global",
+        standard_errors=args.standard_errors,
+    )
+    done = time.perf_counter()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    votes = sum(model.info["n_votes"].values())
+    fit_seconds = model.info["fit_seconds"]
+    print(
+        f"Real data {folder}: sessions {model.info['sessions'][0]}–{model.info['sessions'][1]}, "
+        f"{len(model.countries)} countries, {votes} votes, {len(model.weight_names)} weights each; "
+        f"{os.cpu_count()} cores."
+    )
+    other = "features + demonstrations" + (" + standard errors" if args.standard_errors else "")
+    print(
+        f"load {loaded - began:.1f} s | {other} {done - loaded - fit_seconds:.1f} s | "
+        f"MaxEnt fit {fit_seconds:.1f} s (converged: {model.info['converged']}) | "
+        f"total {done - began:.1f} s (goal: under 60 s)"
+    )
+    print(f"peak resident memory {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""Does the LeWorld system use its memory? Held-out next-state MSE against the baselines.
+
+On the held-out sequences a trained system was judged on (same world, same seed), one-step
+next-state MSE per sequence of:
+
+* the LeWorld system (its SLMs' reads; with and without the info request);
+* (a) a memory-less MLP with as many parameters, on the SLMs' inputs (s_{t−1}, s_t, c, t),
+  trained on the same sequences for as many epochs as phases 1 + 2;
+  (a') the analytic memory-less predictor: the true dynamics with seed_t replaced by its
+  mean over the training sequences (the best a model can do without reading, if it cannot
+  guess memory content);
+* (b) the noise floor: the true transition mean (oracle reads, analytic), and the trained
+  BLM fed oracle reads;
+* (c) the trained system with uniformly random reads.
+
+Differences are paired by sequence with 95 % t intervals. The info-request ablation is the
+paired difference of the system with and without the request. ``--still-control`` also
+trains the memory-less MLP on the same world with still regions (``hopping=False``, the
+issue's literal equation), where the states reveal the seed and memory should not matter.
+
+Run: ``python -m assembly_gym.benchmarks.experiments.leworld_memory --checkpoint runs/leworld`` (a folder written
+by ``assembly-gym leworld train``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from assembly_gym.envs.memory.world import Episodes, MemoryWorld
+from assembly_gym.world_models.leworld import (
+    LeWorldSystem,
+    fit_memoryless,
+    held_out_episodes,
+    make_datasets,
+    noise_floor,
+    paired_difference,
+    sequence_mse,
+)
+
+__all__ = ["analytic_memoryless_mse", "main"]
+
+
+def analytic_memoryless_mse(world: MemoryWorld, train: Episodes, test: Episodes) -> np.ndarray:
+    """Per-sequence MSE of the true dynamics with seed_t replaced by its training mean."""
+    mean_term = train.memory_terms.mean(axis=(0, 1))
+    s = test.states[:, :-1].astype(np.float64)
+    c = test.c[:, None, :].astype(np.float64)
+    prediction = world.transition_mean(s, mean_term, c)
+    return ((prediction - test.states[:, 1:]) ** 2).mean(axis=(1, 2))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the table of per-sequence MSEs and the paired differences."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--checkpoint", required=True, help="a folder written by `assembly-gym leworld train`"
+    )
+    parser.add_argument(
+        "--memoryless-epochs",
+        type=int,
+        default=None,
+        help="epochs of the memory-less MLP (default: phase 1 + phase 2 epochs)",
+    )
+    parser.add_argument(
+        "--still-control",
+        action="store_true",
+        help="also fit the memory-less MLP on the same world with still regions",
+    )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    system = LeWorldSystem.load(args.checkpoint)
+    world, config = system.world, system.config
+    seed = int(system.extra.get("data_seed", 0))
+    test = held_out_episodes(world, config, seed)
+    data = make_datasets(world, config, seed)
+    floor = noise_floor(test)
+    started = time.perf_counter()
+    epochs = args.memoryless_epochs or config.phase1_epochs + config.phase2_epochs
+    baseline = fit_memoryless(system, data, epochs=epochs, seed=seed, progress=not args.quiet)
+    baseline_seconds = time.perf_counter() - started
+    rows = {
+        "LeWorld system" + (" (with info request)" if system.use_query else ""): sequence_mse(
+            system, test
+        ),
+        "LeWorld, no info request": sequence_mse(system, test, use_query=False),
+        "(a) memory-less MLP, equal size": sequence_mse(baseline, test),
+        "(a') analytic, no memory": analytic_memoryless_mse(world, data.train, test),
+        "(b) noise floor (true dynamics)": floor,
+        "(b) trained BLM, oracle reads": sequence_mse(system, test, read_mode="oracle"),
+        "(c) trained system, random reads": sequence_mse(
+            system, test, read_mode="random", seed=seed
+        ),
+    }
+    cfg = world.config
+    size = sum(p.numel() for p in system.parameters())
+    print(
+        f"World: {cfg.difficulty}, {cfg.population} memory of {cfg.num_words} × {cfg.word_size} "
+        f"bits "
+        f"(memory seed {cfg.memory_seed}), hopping regions: {cfg.hopping}; {len(test)} held-out "
+        f"sequences × {cfg.sequence_length} steps (data seed {seed}); checkpoint {args.checkpoint}"
+    )
+    print(
+        f"LeWorld parameters {size:,}; memory-less MLP "
+        f"{sum(p.numel() for p in baseline.parameters()):,} "
+        f"({epochs} epochs, {baseline_seconds / 60:.1f} min)"
+    )
+    print()
+    print("| predictor | MSE | × noise floor |")
+    print("|---|---|---|")
+    for name, values in rows.items():
+        print(f"| {name} | {values.mean():.5f} | {values.mean() / floor.mean():.2f} |")
+    print()
+    system_mse = next(iter(rows.values()))
+    print("Paired differences (system − other), mean and 95 % CI over held-out sequences:")
+    print("| other | difference | 95 % CI |")
+    print("|---|---|---|")
+    for name, values in list(rows.items())[1:]:
+        d = paired_difference(system_mse, values)
+        print(f"| {name} | {d.difference:+.5f} | [{d.low:+.5f}, {d.high:+.5f}] |")
+    print()
+    info = paired_difference(rows["LeWorld, no info request"], system_mse)
+    print(
+        f"Info request: MSE without − with = {info.difference:+.6f}, 95 % CI "
+        f"[{info.low:+.6f}, {info.high:+.6f}] (n = {info.n}; positive: the request helps)"
+    )
+    ratio = system_mse.mean() / floor.mean()
+    a = paired_difference(system_mse, rows["(a) memory-less MLP, equal size"])
+    c = paired_difference(system_mse, rows["(c) trained system, random reads"])
+    print(
+        f"Goal (within 1.5× the noise floor, clearly below (a) and (c)): ratio {ratio:.2f}; "
+        f"below (a): {a.high < 0}; below (c): {c.high < 0}"
+    )
+    if args.still_control:
+        still = MemoryWorld(replace(world.config, hopping=False), memory=world.memory)
+        still_data = make_datasets(still, config, seed)
+        still_system = LeWorldSystem(still, config, seed=seed)  # same size as `system`
+        control = fit_memoryless(
+            still_system, still_data, epochs=epochs, seed=seed, progress=not args.quiet
+        )
+        mse = sequence_mse(control, still_data.test)
+        print(
+            f"Control, still regions (hopping=False): memory-less MLP MSE {mse.mean():.5f} = "
+            f"{mse.mean() / noise_floor(still_data.test).mean():.2f} × its noise floor"
+        )
+
+
+if __name__ == "__main__":
+    main()

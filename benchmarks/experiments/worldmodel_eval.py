@@ -1,0 +1,192 @@
+"""World models on held-out resolutions: ``EmpiricalModel`` and ``MLPEnsemble`` side by side.
+
+Two data sets, one run:
+
+* the synthetic default (all 96,000 ``Deliberation-v0`` transitions of the embedded
+  assembly), split 60/20/20 by resolution (seeded);
+* the real votes (every plenary transition of a member country, sessions 1–69): train and
+  validation (80/20 by resolution) on sessions ≤ 60, test on sessions 61–69.
+
+Both models fit on the same training part; the ensemble stops early on the validation part;
+both are scored by :func:`assembly_gym.world_models.evaluation.evaluate_world_model` on the test part.
+The goals of issue 4 are checked and printed with the figures; on the synthetic data the
+goal figures are repeated for more split and model seeds (160 test resolutions make the
+adoption rate itself uncertain by about 2 percentage points). For context on the real
+test, the real yes-share distribution of the last training sessions is compared with the
+test one (how much the tallies themselves shift over time).
+
+Run: ``python -m assembly_gym.benchmarks.experiments.worldmodel_eval [--env Deliberation-v0] [--seed 0] [--threads 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from scipy import stats
+
+from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.world_models.base import Transitions
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.evaluation import (
+    METRIC_LABELS,
+    Evaluation,
+    evaluate_world_model,
+    evaluation_table,
+)
+from assembly_gym.world_models.heads import HeadModel
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, split_transitions
+
+__all__ = ["compare", "goal_lines", "main", "seed_spread"]
+
+
+def compare(
+    train: Transitions, validation: Transitions, test: Transitions, *, seed: int,
+    threads: int | None, progress: bool = True,
+) -> tuple[dict[str, Evaluation], dict[str, float]]:  # fmt: skip
+    """Fit both models on ``train`` (the ensemble stops on ``validation``), score on ``test``.
+
+    Returns:
+        Evaluations and fit seconds, by model name.
+    """
+    models: dict[str, HeadModel] = {
+        "EmpiricalModel": EmpiricalModel(seed=seed),
+        "MLPEnsemble": MLPEnsemble(seed=seed, threads=threads),
+    }
+    results, seconds = {}, {}
+    for name, model in models.items():
+        start = time.perf_counter()
+        model.fit(train, validation=validation, progress=progress)
+        seconds[name] = time.perf_counter() - start
+        results[name] = evaluate_world_model(model, test, seed=seed)
+    return results, seconds
+
+
+def goal_lines(results: dict[str, Evaluation]) -> list[str]:
+    """The goals of issue 4, each with its figures and whether it is met."""
+    empirical, mlp = results["EmpiricalModel"].metrics, results["MLPEnsemble"].metrics
+
+    def line(met: bool, text: str) -> str:
+        return f"  [{'met' if met else 'NOT met'}] {text}"
+
+    lines = [
+        line(mlp["nll"] < empirical["nll"],
+             f"ensemble NLL {mlp['nll']:.3f} < empirical {empirical['nll']:.3f} nats"),
+    ]  # fmt: skip
+    if "vote_share_mae_pp" in mlp:
+        lines.append(line(
+            mlp["vote_share_mae_pp"] < empirical["vote_share_mae_pp"],
+            f"ensemble vote-share MAE {mlp['vote_share_mae_pp']:.2f} < empirical "
+            f"{empirical['vote_share_mae_pp']:.2f} pp",
+        ))  # fmt: skip
+    for name, m in results.items():
+        if "adoption_gap_pp" not in m.metrics:
+            continue
+        m = m.metrics
+        lines += [
+            line(abs(m["adoption_gap_pp"]) <= 2,
+                 f"{name}: simulated adoption {m['adoption_sim_pct']:.2f}% vs real "
+                 f"{m['adoption_real_pct']:.2f}% (gap {m['adoption_gap_pp']:+.2f} pp, "
+                 f"s.e. {m['adoption_gap_se_pp']:.2f}) within 2 pp"),
+            line(abs(m["yes_share_gap_pp"]) <= 2,
+                 f"{name}: simulated mean yes share {m['yes_share_sim_pct']:.2f}% vs real "
+                 f"{m['yes_share_real_pct']:.2f}% (gap {m['yes_share_gap_pp']:+.2f} pp) "
+                 "within 2 pp"),
+            line(m["yes_share_ks_p"] > 0.05,
+                 f"{name}: yes-share distribution KS p = {m['yes_share_ks_p']:.3g} > 0.05"),
+        ]  # fmt: skip
+    return lines
+
+
+def _shift_reference(transitions: Transitions, last_train_session: int, window: int = 5) -> str:
+    """KS of the real final yes shares: the last training sessions against the test ones."""
+    name = "plenary_yes"
+    if name not in transitions.obs_names:
+        return ""
+    ends = np.flatnonzero(transitions.dones)
+    _, first = np.unique(transitions.groups[ends], return_index=True)
+    rows = ends[first]
+    share = transitions.next_obs[rows, transitions.obs_names.index(name)]
+    session = transitions.extras["session"][rows]
+    test = share[session > last_train_session]
+    parts = []
+    for low in (1, last_train_session - window + 1):
+        past = share[(session >= low) & (session <= last_train_session)]
+        p = stats.ks_2samp(past, test).pvalue
+        parts.append(
+            f"sessions {low}–{last_train_session} ({len(past)} resolutions): KS p = {p:.2g}"
+        )
+    return (f"reference: the real yes shares themselves shift; against the {len(test)} test "
+            f"resolutions, " + "; ".join(parts))  # fmt: skip
+
+
+def run(env: str, data: Any, *, seed: int, threads: int | None) -> None:
+    """Build, split, compare, print one data set."""
+    start = time.perf_counter()
+    transitions = env_transitions(env, data, progress=True)
+    built = time.perf_counter() - start
+    real = data is not None
+    last = 60 if real else None
+    train, validation, test = split_transitions(transitions, last_train_session=last, seed=seed)
+    label = "real votes (unvotes, sessions 1–69)" if real else "synthetic default assembly"
+    split = ("train+validation sessions ≤ 60 (80/20 by resolution), test sessions 61–69"
+             if real else "60/20/20 by resolution")  # fmt: skip
+    print(f"\n## {env} — {label}")
+    print(f"transitions: {len(transitions):,} (built in {built:.1f} s); split {split}, "
+          f"seed {seed}: train {len(train):,}, validation {len(validation):,}, "
+          f"test {len(test):,}")  # fmt: skip
+    results, seconds = compare(train, validation, test, seed=seed, threads=threads)
+    print(evaluation_table(results, {"fit seconds": seconds}))
+    print("goals:")
+    print("\n".join(goal_lines(results)))
+    if real:
+        print(_shift_reference(transitions, last))
+
+
+def seed_spread(env: str, seeds: Sequence[int], threads: int | None) -> None:
+    """The goal figures on the synthetic default for several split and model seeds."""
+    transitions = env_transitions(env, None)
+    keys = ("nll", "vote_share_mae_pp", "adoption_gap_pp", "yes_share_gap_pp", "yes_share_ks_p")
+    print(f"\n## {env} — synthetic default, goal figures over split/model seeds {list(seeds)}")
+    print("| seed | model | " + " | ".join(METRIC_LABELS[k] for k in keys) + " |")
+    print("|---:|:---|" + "---:|" * len(keys))
+    for seed in seeds:
+        train, validation, test = split_transitions(transitions, seed=seed)
+        results, _ = compare(train, validation, test, seed=seed, threads=threads, progress=False)
+        for name, result in results.items():
+            cells = " | ".join(f"{result.metrics[k]:.3g}" for k in keys)
+            print(f"| {seed} | {name} | {cells} |", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the evaluation tables on the synthetic default and, if present, the real votes."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="Deliberation-v0", choices=ENV_NAMES)
+    parser.add_argument("--seed", type=int, default=0, help="seed of splits, models, rollouts")
+    parser.add_argument("--spread-seeds", type=int, nargs="*", default=[1, 2],
+                        help="more seeds for the synthetic goal figures (none: skip)")  # fmt: skip
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads for the ensemble (default: torch's)")  # fmt: skip
+    parser.add_argument("--no-real", action="store_true", help="skip the real votes")
+    args = parser.parse_args(argv)
+    print(f"# World models on held-out data ({args.env})")
+    print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; torch "
+          f"{torch.__version__}, {args.threads or torch.get_num_threads()} thread(s)")  # fmt: skip
+    run(args.env, None, seed=args.seed, threads=args.threads)
+    if args.spread_seeds:
+        seed_spread(args.env, [args.seed, *args.spread_seeds], args.threads)
+    if not args.no_real:
+        if unvotes_dir() is None:
+            print("\nreal votes not found (../shared/data or $ASSEMBLY_GYM_DATA): skipped")
+        else:
+            run(args.env, "unvotes", seed=args.seed, threads=args.threads)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Train time of each world model on all real transitions of sessions 1–69.
+
+Every model fits on every transition of the real votes (``Deliberation-v0``: the plenary
+step of every member country on every whole resolution; ``RollCall-v0``: every vote); the
+ensemble holds out 20 % of the resolutions (sessions) for early stopping, as its ``fit``
+does without a validation set. Times are wall-clock seconds of ``fit`` alone (building the
+transitions is timed separately).
+
+Run: ``python -m assembly_gym.benchmarks.experiments.worldmodel_train_time [--env all] [--threads 1]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import torch
+
+from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print transitions, build time, and fit time and epochs of each model."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="Deliberation-v0", choices=(*ENV_NAMES, "all"))
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads for the ensemble (default: torch's)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if unvotes_dir() is None:
+        raise SystemExit("real votes not found (../shared/data or $ASSEMBLY_GYM_DATA)")
+    print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; torch "
+          f"{args.threads or torch.get_num_threads()} thread(s); seed {args.seed}")  # fmt: skip
+    print(
+        f"{'env':<16} {'model':<15} {'transitions':>12} {'build s':>8} {'fit s':>8} {'epochs':>7}"
+    )
+    for env in ENV_NAMES if args.env == "all" else (args.env,):
+        start = time.perf_counter()
+        transitions = env_transitions(env, "unvotes")
+        built = time.perf_counter() - start
+        for model in (EmpiricalModel(seed=args.seed),
+                      MLPEnsemble(seed=args.seed, threads=args.threads)):  # fmt: skip
+            start = time.perf_counter()
+            model.fit(transitions)
+            seconds = time.perf_counter() - start
+            epochs = len(getattr(model, "history", [])) or "-"
+            print(f"{env:<16} {type(model).__name__:<15} {len(transitions):>12,} "
+                  f"{built:>8.1f} {seconds:>8.1f} {epochs:>7}", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

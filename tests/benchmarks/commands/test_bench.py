@@ -1,0 +1,123 @@
+"""The ``assembly-gym`` command line, in-process, and the throughput benchmark's loop."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from assembly_gym.benchmarks.cli import build_parser, main
+from assembly_gym.benchmarks.commands.bench import RESULTS_KIND, RESULTS_VERSION
+from assembly_gym.benchmarks.experiments.throughput import ENVS, measure
+from assembly_gym.core.persist import read_versioned_json
+
+
+def _table_agents(out: str) -> list[str]:
+    rows = [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("|")]
+    assert rows[0] == "agent"  # header, then the separator line
+    return rows[2:]
+
+
+def test_bench_on_a_data_folder(unvotes_folder, capsys):
+    code = main(["bench", "--quiet", "--data", str(unvotes_folder), "--agents", "majority",
+                 "random", "--last-train-session", "3"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"Data: {unvotes_folder}" in out and "5 countries" in out
+    assert "train sessions 1–3" in out and "test sessions 4–4" in out
+    assert _table_agents(out) == ["random", "majority"]  # in the suite's order
+
+
+def test_bench_default_is_the_synthetic_assembly_with_the_oracle(capsys):
+    code = main(["bench", "--quiet", "--countries", "Country 001", "Country 002",
+                 "--agents", "planted (oracle)", "majority"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "Data: synthetic assembly (seed 0)" in out and "2 countries" in out
+    assert _table_agents(out) == ["majority", "planted (oracle)"]
+
+
+def test_unknown_agent_is_a_one_line_error(capsys):
+    code = main(["bench", "--quiet", "--agents", "majority", "oracle"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith(
+        "assembly-gym bench: error: unknown agents ['oracle'] in suite synthetic; choose from"
+    )
+
+
+@pytest.mark.parametrize("bad", ["missing", "not_a_layout"])
+def test_bad_data_path_is_exit_code_2_with_one_line(tmp_path, capsys, bad):
+    path = tmp_path / "nothing-here"
+    if bad == "not_a_layout":
+        path = tmp_path / "votes.csv"
+        path.write_text("a,b\n1,2\n")
+    code = main(["bench", "--quiet", "--data", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith(f"assembly-gym bench: error: {path}")
+
+
+def test_unknown_country_is_exit_code_2(capsys):
+    assert main(["bench", "--quiet", "--countries", "Atlantis"]) == 2
+    assert "unknown country 'Atlantis'" in capsys.readouterr().err
+
+
+def test_out_writes_results_atomically(unvotes_folder, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "results"
+    args = ["bench", "--quiet", "--data", str(unvotes_folder), "--agents", "majority",
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    table = printed[printed.index("| agent") : printed.index("wrote")].strip()
+    assert table in (out / "results.md").read_text()
+    results = read_versioned_json(out / "results.json", kind=RESULTS_KIND, version=RESULTS_VERSION)
+    assert results["options"]["seed"] == 0 and results["options"]["data"] == str(unvotes_folder)
+    (suite,) = results["suites"]
+    assert suite["suite"] == "unvotes" and suite["data"] == str(unvotes_folder)
+    assert [r["agent"] for r in suite["results"]] == ["majority"]
+    low, high = suite["results"][0]["log_loss_ci"]
+    assert low <= suite["results"][0]["log_loss"] <= high
+    assert set(suite) >= {"split", "class_balance", "countries", "results"}
+    assert sorted(p.name for p in out.iterdir()) == [
+        "report.html", "results.json", "results.md", "unvotes_calibration.png",
+        "unvotes_metrics.png",
+    ]  # fmt: skip
+    assert "data:image/png;base64," in (out / "report.html").read_text()
+    # A failing write leaves the previous results whole and no temporary file behind.
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def refuse(source, target):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        main([*args[:-3], "random", "--out", str(out)])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_parser_lists_bench_and_refuses_unknown_commands(capsys):
+    parser = build_parser()
+    assert "bench" in parser.format_help()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["no-such-command"])
+    assert exit_info.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("env_id", list(ENVS))
+def test_throughput_measure_runs(env_id):
+    rate = measure(env_id, ENVS[env_id], seconds=0.05)
+    assert np.isfinite(rate) and rate > 0
+
+
+def test_report_draws_what_the_agents_learned(unvotes_folder, tmp_path, capsys):
+    out = tmp_path / "results"
+    agents = ["majority", "maxent-irl (linear)", "debate allocator"]
+    args = ["bench", "--quiet", "--data", str(unvotes_folder), "--agents", *agents,
+            "--bootstrap", "20", "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"unvotes_weights.png", "unvotes_dendrogram.png", "unvotes_allocations.png"} <= names
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 5

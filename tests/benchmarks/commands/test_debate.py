@@ -1,0 +1,126 @@
+"""``assembly-gym debate train`` and ``show``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assembly_gym.agents.debate import DebateModel
+from assembly_gym.benchmarks.cli import main
+from assembly_gym.envs.legislative.sources import default_assembly
+
+
+def test_train_on_the_synthetic_default_with_every_output_then_show(tmp_path, capsys):
+    out, log, board, plot = (
+        tmp_path / "m.json",
+        tmp_path / "log.json",
+        tmp_path / "tb",
+        tmp_path / "a.png",
+    )
+    code = main(
+        [
+            "debate",
+            "train",
+            "--synthetic",
+            "--max-epochs",
+            "3",
+            "--log-json",
+            str(log),
+            "--tensorboard",
+            str(board),
+            "--plot",
+            str(plot),
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Epoch 3/3" in printed and "Debate model: Country 001" in printed
+    model = DebateModel.load(out)
+    assert model.name == "Country 001" and model.history.epochs_run == 3
+    assert len(json.loads(log.read_text())["epochs"]) == 3
+    assert list(board.glob("events.out.tfevents.*"))
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert main(["debate", "show", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("Debate model: Country 001") and "Training: 3 epochs" in shown
+
+
+def test_train_on_a_free_text_file(tmp_path, capsys):
+    records = [
+        {"text": t}
+        for t in (
+            "torture and human rights abuses",
+            "trade and development aid",
+            "human rights of women",
+            "debt relief for developing countries",
+            "nuclear disarmament treaty",
+        )
+    ]
+    source = tmp_path / "actor.json"
+    source.write_text(json.dumps({"name": "An actor", "observations": records}))
+    out = tmp_path / "actor.debate.json"
+    assert (
+        main(["debate", "train", "--observations", str(source), "--quiet", "--out", str(out)]) == 0
+    )
+    assert "Debate model: An actor" in capsys.readouterr().out
+    assert len(DebateModel.load(out).observations) == 5
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["debate", "train", "--observations", "{tmp}/absent.json", "--out", "{tmp}/m.json"],
+            "absent.json: file not found",
+        ),
+        (
+            ["debate", "train", "--synthetic", "--country", "Atlantis", "--out", "{tmp}/m.json"],
+            "unknown country 'Atlantis'",
+        ),
+        (["debate", "train", "--data", "{tmp}", "--out", "{tmp}/m.json"], "no un_votes.csv.gz"),
+        (["debate", "show", "{tmp}/absent.json"], "file not found"),
+    ],
+)
+def test_bad_input_ends_with_one_line_and_exit_code_2(tmp_path, capsys, argv, message):
+    code = main([a.replace("{tmp}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_country_is_required_for_real_data_and_refused_for_text(tmp_path, capsys, monkeypatch):
+    import assembly_gym.benchmarks.commands.debate as command
+
+    monkeypatch.setattr(command, "roll_call_data", lambda spec: default_assembly().data)
+    assert main(["debate", "train", "--data", "somewhere", "--out", str(tmp_path / "m.json")]) == 2
+    assert "say which country to model with --country NAME" in capsys.readouterr().err
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"observations": [{"text": "a b"}, {"text": "c d"}]}))
+    argv = [
+        "debate",
+        "train",
+        "--observations",
+        str(source),
+        "--country",
+        "France",
+        "--out",
+        str(tmp_path / "m.json"),
+    ]
+    assert main(argv) == 2
+    assert "--country applies to roll-call data" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--initial-lr", "0"], "initial_lr must be > 0"),
+        (["--claim-command", "x", "--claim-timeout", "0"], "timeout must be > 0"),
+        (["--min-allocation", "0.2"], "7 allocations inside [0.2, 0.5] cannot sum to 1"),
+    ],
+)
+def test_invalid_settings_are_usage_errors(tmp_path, capsys, option, message):
+    with pytest.raises(SystemExit) as caught:
+        main(["debate", "train", *option, "--out", str(tmp_path / "m.json")])
+    assert caught.value.code == 2 and message in capsys.readouterr().err

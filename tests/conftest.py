@@ -1,0 +1,77 @@
+"""Fixtures shared across the test packages: a tiny synthetic assembly and its unvotes-layout folder."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.envs.legislative.synthetic import (
+    SyntheticAssembly,
+    SyntheticConfig,
+    generate_assembly,
+)
+
+_VOTE_WORDS = {Vote.YES: "yes", Vote.NO: "no", Vote.ABSTAIN: "abstain"}
+
+
+@pytest.fixture(scope="session")
+def small_assembly() -> SyntheticAssembly:
+    return generate_assembly(
+        SyntheticConfig(n_countries=6, n_blocs=2, n_sessions=6, roll_calls_per_session=30, seed=3)
+    )
+
+
+def write_unvotes(data: RollCallData, folder: Path) -> Path:
+    """Write data in the Voeten/unvotes layout (three gzip CSVs) and return the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    table = data.roll_calls
+
+    def flag(values: pd.Series) -> list[str]:
+        return ["" if np.isnan(v) else str(int(v)) for v in values]
+
+    pd.DataFrame(
+        {
+            "rcid": table["rcid"],
+            "session": table["session"],
+            "importantvote": flag(table["important"]),
+            "date": pd.to_datetime(table["date"]).dt.strftime("%Y-%m-%d"),
+            "unres": table["symbol"],
+            "amend": flag(table["amend"]),
+            "para": flag(table["para"]),
+            "short": table["short"],
+            "descr": table["descr"],
+        }
+    ).to_csv(folder / "un_roll_calls.csv.gz", index=False, compression="gzip")
+    issues = [
+        (rcid, code, code)
+        for rcid, row in zip(table["rcid"], table.itertuples(), strict=True)
+        for code in ISSUE_CODES
+        if getattr(row, f"issue_{code}")
+    ]
+    pd.DataFrame(issues, columns=["rcid", "short_name", "issue"]).to_csv(
+        folder / "un_roll_call_issues.csv.gz", index=False, compression="gzip"
+    )
+    rows, cols = np.nonzero(data.votes != ABSENT)
+    pd.DataFrame(
+        {
+            "rcid": table["rcid"].to_numpy()[cols],
+            "country": [data.countries[r].name for r in rows],
+            "country_code": [data.countries[r].iso2 for r in rows],
+            "vote": [_VOTE_WORDS[Vote(v)] for v in data.votes[rows, cols]],
+        }
+    ).to_csv(folder / "un_votes.csv.gz", index=False, compression="gzip")
+    with gzip.open(folder / "un_votes.csv.gz", "rt") as handle:  # sanity: readable
+        handle.readline()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_unvotes_folder(
+    small_assembly: SyntheticAssembly, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    return write_unvotes(small_assembly.data, tmp_path_factory.mktemp("unvotes"))
