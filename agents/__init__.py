@@ -1,9 +1,10 @@
 """Agents that model a country's behaviour behind one protocol: ``fit``, ``action_probs``, ``act``.
 
 The protocol and the simple baselines are importable from here; the heavier agents live in
-their modules so that importing ``agents`` stays light: ``assembly_gym.agents.irl_agent`` (MaxEnt IRL),
-``assembly_gym.agents.debate`` (the debate allocator), ``assembly_gym.agents.imitation_agents`` (imitation's BC,
-GAIL, AIRL, MCE-IRL) and ``assembly_gym.agents.sb3`` (SB3 and sb3-contrib policies).
+their modules so that importing ``agents`` stays light: ``assembly_gym.agents.irl_agent``
+(MaxEnt IRL), ``assembly_gym.agents.debate`` (the debate allocator),
+``assembly_gym.agents.imitation_agents`` (imitation's BC, GAIL, AIRL, MCE-IRL) and
+``assembly_gym.agents.sb3`` (SB3 and sb3-contrib policies).
 
 Example:
     >>> from assembly_gym.agents import MajorityAgent
@@ -14,7 +15,7 @@ Example:
     (2, 3)
 """
 
-from assembly_gym.agents.base import Agent, BaseAgent
+from assembly_gym.agents.base import Agent, BaseAgent, EpisodeScores, EpisodicAgent
 from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
     IssueMajorityAgent,
@@ -29,6 +30,8 @@ __all__ = [
     "Agent",
     "AlwaysYesAgent",
     "BaseAgent",
+    "EpisodeScores",
+    "EpisodicAgent",
     "IssueMajorityAgent",
     "LogisticAgent",
     "MajorityAgent",

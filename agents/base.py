@@ -3,19 +3,24 @@
 An agent models one actor (a country): ``fit`` it on that country's demonstrations, then ask
 ``action_probs(obs, mask)`` for a batch of observations. Masks come from the env
 (``info["action_mask"]``); probabilities of masked actions are zero.
+
+Where there is no label to forecast (an episodic env scored by reward and prediction error),
+an :class:`EpisodicAgent` instead plays a task's held-out episodes (``play``) and hands
+back :class:`EpisodeScores`, one value per episode and metric.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 
-__all__ = ["Agent", "BaseAgent", "apply_mask", "stack_demonstrations"]
+__all__ = ["Agent", "BaseAgent", "EpisodeScores", "EpisodicAgent", "apply_mask"]
 
 
 @runtime_checkable
@@ -40,6 +45,50 @@ class Agent(Protocol):
         rng: np.random.Generator | None = None,
     ) -> np.ndarray:
         """Actions for a batch, shape (N,): sampled when ``rng`` is given, else the most likely."""
+        ...
+
+
+@dataclass(frozen=True)
+class EpisodeScores:
+    """An episodic agent's scores on a task's held-out episodes.
+
+    Attributes:
+        scores: metric name → one value per held-out episode, shape (n_episodes,), in the
+            task's episode order (NaN everywhere: the metric does not apply to this agent).
+        fit_seconds: wall time of fitting the agent.
+        predict_seconds: wall time of its decisions and predictions on the episodes.
+    """
+
+    scores: Mapping[str, np.ndarray]
+    fit_seconds: float
+    predict_seconds: float
+
+    def __post_init__(self) -> None:
+        lengths = {name: np.shape(values) for name, values in self.scores.items()}
+        if not lengths or len(set(lengths.values())) != 1 or len(next(iter(lengths.values()))) != 1:
+            raise ValueError(f"scores must be 1-D arrays of one length per metric, got {lengths}")
+
+
+@runtime_checkable
+class EpisodicAgent(Protocol):
+    """What an episodic benchmark suite needs from an agent.
+
+    Attributes:
+        name: the name in the table.
+        baseline: whether it is a simple baseline (the suite's paired test compares every
+            agent with the best baseline).
+    """
+
+    name: str
+    baseline: bool
+
+    def play(self, task: Any, options: Any) -> EpisodeScores:
+        """Fit on the task's training data, then play its held-out episodes.
+
+        Args:
+            task: the suite's task (what its ``make_task`` built).
+            options: the run's settings (the benchmark suites' ``Options``).
+        """
         ...
 
 
@@ -68,18 +117,6 @@ def apply_mask(probs: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     total = masked.sum(axis=1, keepdims=True)
     uniform = valid / np.maximum(valid.sum(axis=1, keepdims=True), 1)
     return np.where(total > 0, masked / np.where(total > 0, total, 1.0), uniform)
-
-
-def stack_demonstrations(
-    demonstrations: Sequence[Demonstration],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """All decision points of some demonstrations: obs (N, d), actions (N,), masks (N, A)."""
-    if not demonstrations:
-        raise ValueError("no demonstrations to fit on")
-    obs = np.concatenate([d.obs[:-1] for d in demonstrations])
-    acts = np.concatenate([d.acts for d in demonstrations])
-    masks = np.concatenate([d.masks for d in demonstrations])
-    return obs, acts, masks
 
 
 class BaseAgent:

@@ -25,7 +25,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from assembly_gym.agents.base import BaseAgent, stack_demonstrations
+from assembly_gym.agents.base import BaseAgent
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.data import ISSUE_CODES
 from assembly_gym.envs.legislative.demonstrations import Demonstration
@@ -93,7 +93,7 @@ class MajorityAgent(BaseAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> MajorityAgent:
         """Count the country's actions."""
-        _, acts, _ = stack_demonstrations(demonstrations)
+        _, acts, _ = Demonstration.stack(demonstrations)
         uniform = np.full(self.n_actions, 1.0 / self.n_actions)
         self.frequencies_ = _frequencies(acts, self.n_actions, uniform, float(self.n_actions))
         return self
@@ -122,7 +122,7 @@ class IssueMajorityAgent(BaseAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> IssueMajorityAgent:
         """Count the country's actions per issue key."""
-        obs, acts, _ = stack_demonstrations(demonstrations)
+        obs, acts, _ = Demonstration.stack(demonstrations)
         keys = self._keys(obs)
         uniform = np.full(self.n_actions, 1.0 / self.n_actions)
         overall = _frequencies(acts, self.n_actions, uniform, float(self.n_actions))
@@ -169,7 +169,7 @@ class SimilarVoteAgent(BaseAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> SimilarVoteAgent:
         """Fit the mixing weight λ by maximum likelihood on the training decisions."""
-        obs, acts, _ = stack_demonstrations(demonstrations)
+        obs, acts, _ = Demonstration.stack(demonstrations)
         rows = np.arange(len(acts))
 
         def nll(mix: float) -> float:
@@ -198,7 +198,7 @@ class LogisticAgent(BaseAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> LogisticAgent:
         """Fit on every decision of the demonstrations."""
-        obs, acts, _ = stack_demonstrations(demonstrations)
+        obs, acts, _ = Demonstration.stack(demonstrations)
         self.classes_ = np.unique(acts)
         self.scaler_ = StandardScaler().fit(obs)
         if len(self.classes_) == 1:
@@ -225,7 +225,8 @@ class PlantedAgent(BaseAgent):
     policy that generated the votes). The country is read from the demonstrations.
 
     Args:
-        assembly: the :class:`~envs.legislative.synthetic.SyntheticAssembly` with the truth.
+        assembly: the :class:`~assembly_gym.envs.legislative.synthetic.SyntheticAssembly` with
+            the truth.
     """
 
     name = "planted (oracle)"

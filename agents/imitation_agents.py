@@ -22,11 +22,12 @@ import torch
 from gymnasium import spaces
 from threadpoolctl import threadpool_limits
 
-from assembly_gym.agents.base import BaseAgent, stack_demonstrations
+from assembly_gym.agents.base import BaseAgent
 from assembly_gym.agents.irl_agent import LinearRewardAgent
 from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.seeding import isolated_seed
 from assembly_gym.envs.legislative.demonstrations import Demonstration, to_imitation
-from assembly_gym.envs.legislative.features import ActionFeatureMap
+from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.irl.imitation_compat import decision_mdp, state_rewards, train_mce_irl
 
 __all__ = ["AdversarialAgent", "BCAgent", "MCEIRLAgent"]
@@ -41,7 +42,8 @@ class BCAgent(BaseAgent):
         n_epochs: passes over the demonstrations.
         batch_size: demonstrations per gradient step.
         l2_weight: imitation's L2 penalty on the policy weights.
-        seed: seeds imitation's ``rng`` and torch (so equal seeds give equal policies).
+        seed: seeds imitation's ``rng`` and the policy's weights and batch order (so equal
+            seeds give equal policies).
         progress: show imitation's progress bar.
     """
 
@@ -59,10 +61,11 @@ class BCAgent(BaseAgent):
         from imitation.algorithms import bc
         from imitation.util import logger as imitation_logger
 
-        obs, _, _ = stack_demonstrations(demonstrations)
+        obs, _, _ = Demonstration.stack(demonstrations)
         observation_space = spaces.Box(0.0, 1.0, shape=(obs.shape[1],), dtype=np.float32)
-        torch.manual_seed(self.seed)  # the policy's initial weights come from torch's generator
-        with tempfile.TemporaryDirectory() as folder:
+        # BC draws the policy's initial weights and its batch order from torch's global
+        # generator (it takes no torch.Generator): seed that, for this fit only.
+        with isolated_seed(self.seed), tempfile.TemporaryDirectory() as folder:
             trainer = bc.BC(
                 observation_space=observation_space,
                 action_space=spaces.Discrete(self.n_actions),
@@ -100,7 +103,7 @@ class AdversarialAgent(BaseAgent):
         make_env: builds the generator's env from the country's demonstrations.
         algorithm: "gail" or "airl".
         total_timesteps: generator environment steps.
-        seed: seeds imitation's ``rng``, torch and PPO.
+        seed: seeds imitation's ``rng``, the reward net's weights, PPO and the env.
         n_steps: PPO rollout length (also the generator's steps per round).
     """
 
@@ -130,17 +133,18 @@ class AdversarialAgent(BaseAgent):
 
         if not demonstrations:
             raise ValueError("no demonstrations to fit on")
-        torch.manual_seed(self.seed)
-        venv = DummyVecEnv([lambda: self.make_env(demonstrations)])
-        venv.seed(self.seed)
-        learner = PPO("MlpPolicy", venv, n_steps=self.n_steps, batch_size=64, seed=self.seed,
-                      device="cpu", verbose=0)  # fmt: skip
-        net_class, trainer_class = (
-            (BasicRewardNet, GAIL) if self.algorithm == "gail" else (BasicShapedRewardNet, AIRL)
-        )
-        reward_net = net_class(venv.observation_space, venv.action_space,
-                               normalize_input_layer=RunningNorm)  # fmt: skip
-        with tempfile.TemporaryDirectory() as folder:
+        # The reward net's initial weights come from torch's global generator, and SB3's
+        # seed= reseeds the global generators: both are confined to this fit.
+        with isolated_seed(self.seed), tempfile.TemporaryDirectory() as folder:
+            venv = DummyVecEnv([lambda: self.make_env(demonstrations)])
+            venv.seed(self.seed)
+            learner = PPO("MlpPolicy", venv, n_steps=self.n_steps, batch_size=64, seed=self.seed,
+                          device="cpu", verbose=0)  # fmt: skip
+            net_class, trainer_class = (
+                (BasicRewardNet, GAIL) if self.algorithm == "gail" else (BasicShapedRewardNet, AIRL)
+            )
+            reward_net = net_class(venv.observation_space, venv.action_space,
+                                   normalize_input_layer=RunningNorm)  # fmt: skip
             trainer = trainer_class(
                 demonstrations=to_imitation(demonstrations),
                 demo_batch_size=min(256, sum(len(d) for d in demonstrations)),
@@ -166,13 +170,14 @@ class MCEIRLAgent(LinearRewardAgent):
     """imitation's MCE-IRL on one country's roll calls: a linear reward over φ(s, a).
 
     imitation's ``MCEIRL`` learns a state-only reward on a tabular MDP with dense (S, A, S)
-    transitions. :func:`assembly_gym.irl.imitation_compat.decision_mdp` encodes the country's decisions so
-    that choosing a moves decision i to a state observed as φ(s_i, a) = e_a ⊗ [1, x(s_i)]
-    (:class:`~envs.legislative.features.ActionFeatureMap`); imitation's linear reward net
+    transitions. :func:`assembly_gym.irl.imitation_compat.decision_mdp` encodes the country's
+    decisions so that choosing a moves decision i to a state observed as
+    φ(s_i, a) = e_a ⊗ [1, x(s_i)]
+    (:class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap`); imitation's linear reward net
     w·φ + b then is a reward over (s, a), and the learned policy softmax_a w·φ(s, a) is the
-    multinomial logit — the model family of :class:`~agents.irl_agent.MaxEntIRLAgent`, here
-    fitted by imitation's Adam steps instead of our exact L-BFGS. Held-out roll calls are
-    predicted with the same softmax (masked).
+    multinomial logit — the model family of :class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent`,
+    here fitted by imitation's Adam steps instead of our exact L-BFGS. Held-out roll calls
+    are predicted with the same softmax (masked).
 
     Cost: S = N·(1 + A) + 1 states for N decisions, and each of imitation's steps reads the
     dense (S, A, S) tensor, so time and memory grow as N². The agent learns from the
@@ -190,7 +195,8 @@ class MCEIRLAgent(LinearRewardAgent):
         max_iter: imitation's maximum gradient steps (its default 1,000).
         grad_l2_eps: stop when the gradient's norm falls below it (imitation's default).
             imitation's other rule, an l∞ occupancy gap below 1e-3, is off: in this encoding
-            it would stop at the first step (see :func:`~irl.imitation_compat.decision_mdp`).
+            it would stop at the first step
+            (see :func:`~assembly_gym.irl.imitation_compat.decision_mdp`).
         seed: seed of the reward net's initial weights and imitation's generator.
 
     Attributes:
@@ -226,7 +232,7 @@ class MCEIRLAgent(LinearRewardAgent):
                 (imitation's MCEIRL has no action masks).
         """
         recent = slice(-self.max_decisions, None)
-        obs, acts, masks = (array[recent] for array in stack_demonstrations(demonstrations))
+        obs, acts, masks = (array[recent] for array in Demonstration.stack(demonstrations))
         self._check_actions(masks.shape[1])
         if not masks.all():
             raise ValueError("imitation's MCEIRL has no action masks: every action must be valid")

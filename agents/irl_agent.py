@@ -10,7 +10,10 @@ shrinkage toward the global (or bloc) mean — what a harness should use.
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-    >>> from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+    >>> from assembly_gym.envs.legislative.demonstrations import (
+    ...     group_by_country,
+    ...     rollcall_demonstrations,
+    ... )
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
     >>> demos = group_by_country(rollcall_demonstrations(data, with_infos=False))
     >>> agents = MaxEntIRLAgent.fit_countries(demos)
@@ -26,11 +29,11 @@ import numpy as np
 from scipy.special import softmax
 from threadpoolctl import threadpool_limits
 
-from assembly_gym.agents.base import BaseAgent, stack_demonstrations
+from assembly_gym.agents.base import BaseAgent
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.envs.legislative.deliberation_features import DeliberationFeatureMap
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
+from assembly_gym.envs.legislative.phi import DeliberationFeatureMap
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.irl.deliberation import DeliberationProblem
 from assembly_gym.irl.maxent import Shrinkage, decision_problem
@@ -72,7 +75,7 @@ class RewardPolicyAgent(BaseAgent):
 class LinearRewardAgent(RewardPolicyAgent):
     """A :class:`RewardPolicyAgent` whose reward is linear: r(s, a) = θ_a·[1, x(s)].
 
-    ``theta_`` has shape (A, 1 + d) (:class:`~envs.legislative.features.ActionFeatureMap`'s
+    ``theta_`` has shape (A, 1 + d) (:class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap`'s
     weight layout); subclasses set it in ``fit``.
     """
 
@@ -154,7 +157,7 @@ class MaxEntIRLAgent(LinearRewardAgent):
 
     @classmethod
     def from_reward_model(cls, model: RewardModel, country: str) -> MaxEntIRLAgent:
-        """The policy of one country of a saved :class:`~irl.reward_model.RewardModel`."""
+        """One country's policy of a saved :class:`~assembly_gym.irl.reward_model.RewardModel`."""
         agent = cls(len(model.action_names))
         agent.theta_ = model.weights(country).copy()
         return agent
@@ -200,7 +203,7 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> NeuralMaxEntIRLAgent:
         """Train the reward network on this country's decisions."""
-        obs, acts, masks = stack_demonstrations(demonstrations)
+        obs, acts, masks = Demonstration.stack(demonstrations)
         mdp, _, expert = decision_problem([obs], [acts], [masks])
         self._check_actions(mdp.n_actions)
         reward = NeuralReward(
@@ -223,9 +226,10 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
 class MaxEntDeliberationAgent(BaseAgent):
     """Soft-optimal policy of a country's learned ``Deliberation-v0`` reward (multi-step IRL).
 
-    The reward r(s, a) = θ·φ_D(s, a) (:mod:`assembly_gym.envs.legislative.deliberation_features`) is fitted
-    by MaxEnt IRL on the tabular Deliberation MDPs of :mod:`assembly_gym.irl.deliberation` (transitions from
-    the other countries' fitted dynamics); the policy is that of exact soft value iteration,
+    The reward r(s, a) = θ·φ_D(s, a)
+    (:mod:`assembly_gym.envs.legislative.phi`) is fitted by MaxEnt IRL on the
+    tabular Deliberation MDPs of :mod:`assembly_gym.irl.deliberation` (transitions from the
+    other countries' fitted dynamics); the policy is that of exact soft value iteration,
     so a reward that values loyalty or bandwagoning makes the agent cosponsor with the later
     votes in view. Fit many countries at once with :meth:`fit_countries`.
     """

@@ -17,6 +17,7 @@ import torch
 
 from assembly_gym.agents.base import BaseAgent
 from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.seeding import isolated_seed
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = ["PolicyAgent"]
@@ -66,9 +67,10 @@ class PolicyAgent(BaseAgent):
             from stable_baselines3 import PPO
 
             model_class = PPO
-        model = model_class("MlpPolicy", env, n_steps=self.n_steps, batch_size=64, seed=self.seed,
-                            device="cpu", verbose=0)  # fmt: skip
-        model.learn(total_timesteps=self.total_timesteps)
+        with isolated_seed(self.seed):  # SB3's seed= reseeds the global generators
+            model = model_class("MlpPolicy", env, n_steps=self.n_steps, batch_size=64,
+                                seed=self.seed, device="cpu", verbose=0)  # fmt: skip
+            model.learn(total_timesteps=self.total_timesteps)
         self.policy_ = model.policy.eval()
         env.close()
         return self

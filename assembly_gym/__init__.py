@@ -1,4 +1,4 @@
-"""assembly-gym: environments, world models, inverse RL and benchmarks of UN General Assembly behaviour.
+"""assembly-gym: Gymnasium environments, world models, inverse RL and benchmarks of the UN assembly.
 
 Importing the package registers every ``assembly/…`` environment with Gymnasium.
 

@@ -1,7 +1,8 @@
 """The ``assembly-gym`` command line.
 
-Each subcommand is a module of :mod:`assembly_gym.benchmarks.commands` with ``register(subparsers)``,
-which adds its parser and sets ``run(args) -> int`` as the parser's default.
+Each subcommand is a module of :mod:`assembly_gym.benchmarks.commands` with
+``register(subparsers)``, which adds its parser and sets ``run(args) -> int`` as the parser's
+default.
 
 Example:
     $ assembly-gym bench                              # synthetic default

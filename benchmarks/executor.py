@@ -7,12 +7,12 @@ no suite changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from joblib import Parallel, delayed
 
-__all__ = ["Executor", "LocalExecutor", "make_executor"]
+__all__ = ["Executor", "LocalExecutor", "make_executor", "run_units"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -49,3 +49,28 @@ class LocalExecutor:
 def make_executor(jobs: int = 1) -> Executor:
     """The executor for ``--jobs N``."""
     return LocalExecutor(jobs)
+
+
+def run_units(
+    function: Callable[[Item], Result],
+    units: Sequence[Item],
+    executor: Executor | None = None,
+    *,
+    desc: str = "",
+    progress: bool = True,
+) -> list[Result]:
+    """Run a suite's work units on an executor, in unit order.
+
+    Args:
+        function: runs one unit.
+        units: the work units.
+        executor: where they run (None: sequentially in this process).
+        desc: the label of the progress bar.
+        progress: show a tqdm bar over the units (only when they run in this process).
+    """
+    from tqdm.auto import tqdm
+
+    executor = executor or LocalExecutor(1)
+    if isinstance(executor, LocalExecutor) and executor.jobs == 1:
+        return [function(unit) for unit in tqdm(units, desc=desc, disable=not progress)]
+    return executor.map(function, units)

@@ -1,9 +1,10 @@
 """The evaluation harness in one call: agents fitted on earlier sessions, scored on later ones.
 
 :func:`evaluate` is the programmatic entry point for ``RollCall-v0`` agents (any object
-with the :class:`~agents.base.Agent` protocol, made by a factory that receives the env's
-observation layout). It runs them as an ad-hoc suite of :mod:`assembly_gym.benchmarks.suites`, so the
-scores, bootstrap intervals over roll calls and paired tests are those of
+with the :class:`~assembly_gym.agents.base.Agent` protocol, made by a factory that receives the
+env's observation layout). It runs them as an ad-hoc suite of
+:mod:`assembly_gym.benchmarks.suites`, so the scores, bootstrap intervals over roll calls and
+paired tests are those of
 ``assembly-gym bench``. Training sessions are described by their own past, test sessions
 only by the training votes: a forecast.
 
@@ -40,7 +41,7 @@ from assembly_gym.benchmarks.suites.base import (
 )
 from assembly_gym.benchmarks.suites.rollcall import split_task
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.envs.legislative.features import FeatureConfig
+from assembly_gym.envs.legislative.observation import FeatureConfig
 
 __all__ = [
     "AgentFactory",

@@ -176,7 +176,7 @@ def write_report(
     """Write results.json, results.md, report.html and PNG figures for some suite results.
 
     Args:
-        results: :class:`~benchmarks.suites.SuiteResult` objects.
+        results: :class:`~assembly_gym.benchmarks.suites.SuiteResult` objects.
         out: folder to write into (created if needed).
         options: the run's settings (recorded in results.json, so the run can be repeated).
         kind: the results.json ``kind`` tag.

@@ -14,7 +14,7 @@ __all__ = ["ENV_IDS", "VECTOR_ENTRY_POINTS", "make_native_vec", "register_envs"]
 ENV_IDS: dict[str, str] = {
     "assembly/RollCall-v0": "assembly_gym.envs.legislative.rollcall:RollCallEnv",
     "assembly/Deliberation-v0": "assembly_gym.envs.legislative.deliberation:DeliberationEnv",
-    "assembly/Simulator-v0": "assembly_gym.envs.simulator:SimulatorEnv",
+    "assembly/Simulator-v0": "assembly_gym.world_models.simulator:SimulatorEnv",
     "assembly/MemoryDynamics-v0": "assembly_gym.envs.memory.env:MemoryDynamicsEnv",
 }
 

@@ -1,18 +1,19 @@
 """MaxEnt IRL on ``Deliberation-v0``: tabular MDPs from the fitted dynamics, and a planted truth.
 
 Each (country, issue pattern) gets a 21-state, 3-step MDP over the discrete part of the
-state that φ_D (:mod:`assembly_gym.envs.legislative.deliberation_features`) reads:
+state that φ_D (:mod:`assembly_gym.envs.legislative.phi`) reads:
 
 * t = 0, DRAFT (1 state): COSPONSOR or NO_ACTION;
 * t = 1, COMMITTEE_VOTE (own cosponsorship × sponsor-share bin: 10 states);
 * t = 2, PLENARY_VOTE (own cosponsorship × committee yes-share bin: 10 states);
 
 with YES / NO / ABSTAIN / NO_ACTION at the votes. Transitions come from
-:class:`~envs.legislative.dynamics.EmpiricalDynamics`: the sponsor share counts the others'
-sponsorship (a normal approximation of their Poisson-binomial count) plus one's own; the
-committee yes share the others' votes given the sponsor bin, plus one's own vote. All MDPs
-are stacked block-diagonally (one group per country) and fitted by one
-:func:`assembly_gym.irl.maxent.fit_maxent` call; soft value iteration runs on the whole stack at once.
+:class:`~assembly_gym.envs.legislative.dynamics.EmpiricalDynamics`: the sponsor share counts the
+others' sponsorship (a normal approximation of their Poisson-binomial count) plus one's own;
+the committee yes share the others' votes given the sponsor bin, plus one's own vote. All
+MDPs are stacked block-diagonally (one group per country) and fitted by one
+:func:`assembly_gym.irl.maxent.fit_maxent` call; soft value iteration runs on the whole
+stack at once.
 
 :func:`planted_deliberation` plants weights θ_D per country (bloc centre + deviation) and
 samples behaviour from the soft-optimal policy of each country's MDPs: ground truth for
@@ -29,19 +30,16 @@ import scipy.sparse as sp
 from scipy.special import ndtr
 
 from assembly_gym.envs.legislative.data import ISSUE_CODES, Vote
-from assembly_gym.envs.legislative.deliberation_features import (
-    DELIBERATION_INPUTS,
-    SPONSOR_LEVELS,
-    YES_LEVELS,
-)
 from assembly_gym.envs.legislative.demonstrations import Demonstration
-from assembly_gym.envs.legislative.dynamics import (
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
+from assembly_gym.envs.legislative.phi import DELIBERATION_INPUTS, SPONSOR_LEVELS, YES_LEVELS
+from assembly_gym.envs.legislative.spaces import (
     SPONSOR_SHARE_EDGES,
     YES_SHARE_EDGES,
-    EmpiricalDynamics,
-    issue_keys,
+    Action,
+    Stage,
+    action_mask,
 )
-from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
 from assembly_gym.irl.maxent import ExpertStatistics, MaxEntFit, fit_maxent
 from assembly_gym.irl.mdp import (
     LinearFeatures,

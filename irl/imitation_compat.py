@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from assembly_gym.core.errors import MissingDependencyError
+from assembly_gym.core.seeding import isolated_seed
 from assembly_gym.irl.mdp import TabularMDP
 
 __all__ = [
@@ -162,7 +163,7 @@ def train_mce_irl(
         start: initial-state distribution, shape (S,).
         states: demonstrated states, shape (N, H + 1).
         actions: demonstrated actions, shape (N, H).
-        seed: seed of torch (the net's initial weights) and of imitation's generator.
+        seed: seed of the net's initial weights and of imitation's generator.
         max_iter: maximum gradient steps.
         lr: Adam's learning rate.
         weight_decay: Adam's L2 weight decay (per demonstration: the gradient is an average).
@@ -173,25 +174,26 @@ def train_mce_irl(
         The trained net (read it with :func:`state_rewards`) and the wall time of
         ``MCEIRL.train`` in seconds.
     """
-    import torch
     from imitation.algorithms.mce_irl import MCEIRL
     from imitation.data.types import Trajectory
     from imitation.rewards.reward_nets import BasicRewardNet
 
-    torch.manual_seed(seed)
     env = to_imitation_env(mdp, observations, start)
     demos = [
         Trajectory(obs=s, acts=a, infos=None, terminal=True)
         for s, a in zip(states, actions, strict=True)
     ]
-    net = BasicRewardNet(
-        env.observation_space,
-        env.action_space,
-        hid_sizes=[],
-        use_action=False,
-        use_next_state=False,
-        use_done=False,
-    )
+    # The net's initial weights come from torch's global generator (imitation's nets take
+    # no torch.Generator): seed it for the construction only.
+    with isolated_seed(seed):
+        net = BasicRewardNet(
+            env.observation_space,
+            env.action_space,
+            hid_sizes=[],
+            use_action=False,
+            use_next_state=False,
+            use_done=False,
+        )
     trainer = MCEIRL(
         demos,
         env,

@@ -5,8 +5,8 @@ Maximises the MaxEnt (maximum causal entropy) log-likelihood of the demonstratio
     ℓ(θ) = Σ_demos Σ_t θ·φ(s_t, a_t) − Σ_demos V_0(s_0),
 
 whose gradient is the expert's feature counts minus the model's expected feature counts
-(:func:`assembly_gym.irl.mdp.occupancy` from the demonstrations' start states), with a Gaussian prior
-− λ/2 ‖θ_g − m_{b(g)}‖² on each group g (country). The prior mean m_b is zero
+(:func:`assembly_gym.irl.mdp.occupancy` from the demonstrations' start states), with a
+Gaussian prior − λ/2 ‖θ_g − m_{b(g)}‖² on each group g (country). The prior mean m_b is zero
 (``shrinkage="none"``), the fit of all groups' pooled demonstrations (``"global"``), or
 the pooled fit of the group's bloc (``"bloc"``): a two-stage (empirical-Bayes) hierarchy
 that gives groups with few demonstrations the rewards of their peers.

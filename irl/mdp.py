@@ -215,7 +215,7 @@ class LinearFeatures:
 
     Two layouts: *dense*, ``values`` of shape (S, A, D) and weights (G, D); or
     *action-factored* φ(s, a) = e_a ⊗ g(s), ``values`` = g of shape (S, k) and weights
-    (G, A, k) — the layout of :class:`~envs.legislative.features.ActionFeatureMap`, which
+    (G, A, k) — the layout of :class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap`, which
     never materialises the (S, A, A · k) tensor.
 
     Attributes:

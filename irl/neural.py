@@ -1,11 +1,12 @@
 """Neural MaxEnt IRL: an MLP reward r_ψ(s, a), trained with the exact MaxEnt gradient.
 
 The MaxEnt log-likelihood's gradient with respect to the reward table is
-``counts(s, a) − occupancy(s, a)`` (expert minus model visits, :func:`assembly_gym.irl.mdp.occupancy`);
-the chain rule carries it into the network: ∇_ψ ℓ = Σ_{s,a} (counts − occupancy) ∇_ψ r_ψ(s, a).
-Each step runs the exact soft value iteration of the current reward, so the network learns
-non-linear preferences on the same MDPs, demonstrations and feature inputs as
-:func:`assembly_gym.irl.maxent.fit_maxent` (at horizon 1: a neural multinomial logit).
+``counts(s, a) − occupancy(s, a)`` (expert minus model visits,
+:func:`assembly_gym.irl.mdp.occupancy`); the chain rule carries it into the network:
+∇_ψ ℓ = Σ_{s,a} (counts − occupancy) ∇_ψ r_ψ(s, a). Each step runs the exact soft value
+iteration of the current reward, so the network learns non-linear preferences on the same
+MDPs, demonstrations and feature inputs as :func:`assembly_gym.irl.maxent.fit_maxent` (at
+horizon 1: a neural multinomial logit).
 
 Example:
     >>> import numpy as np
@@ -105,7 +106,8 @@ class NeuralReward:
         """Full-batch Adam on the MaxEnt log-likelihood per demonstrated step.
 
         Args:
-            mdp: the MDP (or the horizon-1 decisions of :func:`assembly_gym.irl.maxent.decision_problem`).
+            mdp: the MDP (or the horizon-1 decisions of
+                :func:`assembly_gym.irl.maxent.decision_problem`).
             inputs: x(s) of every state, shape (S, k).
             expert: the demonstrations' visit and start counts.
             progress: show a progress bar over epochs.

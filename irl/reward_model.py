@@ -1,7 +1,7 @@
 """``RewardModel``: every country's learned reward as named weights, saved, explained and used.
 
 A reward model holds, per country, weights θ_c of shape (A, 1 + d) over a factored feature
-map φ(s, a) = e_a ⊗ [1, x(s)] — :class:`~envs.legislative.features.ActionFeatureMap` for
+map φ(s, a) = e_a ⊗ [1, x(s)] — :class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap` for
 ``RollCall-v0`` — with Laplace standard errors, the feature settings, and (for forecasting)
 the training roll calls and votes that describe the past of any new roll call.
 
@@ -32,7 +32,8 @@ from assembly_gym.core.errors import CheckpointError, DataError
 from assembly_gym.core.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
 from assembly_gym.envs.legislative.countries import Country, default_country_table
 from assembly_gym.envs.legislative.data import ISSUE_CODES, RollCallData
-from assembly_gym.envs.legislative.features import ActionFeatureMap, FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.rewards import LinearReward
 
 __all__ = ["MODEL_FILE", "HISTORY_FILE", "RewardModel"]
@@ -175,12 +176,12 @@ class RewardModel:
         """Vote probabilities of every known country on new roll calls (no vote is read).
 
         Features of the roll calls are described by the saved training history
-        (:class:`~envs.legislative.features.RollCallFeatures` with ``history`` = training
-        data), exactly as in training.
+        (:class:`~assembly_gym.envs.legislative.observation.RollCallFeatures` with ``history``
+        = training data), exactly as in training.
 
         Args:
             roll_calls: roll-call attributes (the layout of
-                :func:`~envs.legislative.data.load_roll_call_attributes`).
+                :func:`~assembly_gym.envs.legislative.data.load_roll_call_attributes`).
             progress: show a progress bar over countries.
 
         Returns:

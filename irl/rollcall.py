@@ -2,8 +2,9 @@
 
 Each vote is a one-step decision (horizon 1), so the MaxEnt reward over
 φ(s, a) = e_a ⊗ [1, x(s)] is the multinomial logit of the country's votes; all countries
-are fitted by one L-BFGS over their stacked weights (:func:`assembly_gym.irl.maxent.fit_maxent`), with
-optional shrinkage toward the global or bloc mean.
+are fitted by one L-BFGS over their stacked weights
+(:func:`assembly_gym.irl.maxent.fit_maxent`), with optional shrinkage toward the global or
+bloc mean.
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -23,7 +24,7 @@ import numpy as np
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
 from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
-from assembly_gym.envs.legislative.features import FeatureConfig, feature_names
+from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 from assembly_gym.irl.maxent import MaxEntFit, Shrinkage, decision_problem, fit_maxent
 from assembly_gym.irl.reward_model import RewardModel
 
@@ -58,13 +59,12 @@ def fit_demonstrations(
     """
     if not demos_by_country:
         raise DataError("demonstrations", "no country to fit: the demonstrations are empty")
-    obs, acts, masks = [], [], []
+    stacked = []
     for country, demos in demos_by_country.items():
         if not demos:
             raise DataError("demonstrations", f"{country!r} has no demonstration to fit on")
-        obs.append(np.concatenate([d.obs[:-1] for d in demos]))
-        acts.append(np.concatenate([d.acts for d in demos]))
-        masks.append(np.concatenate([d.masks for d in demos]))
+        stacked.append(Demonstration.stack(demos))
+    obs, acts, masks = zip(*stacked, strict=True)  # each a tuple with one array per country
     mdp, features, expert = decision_problem(obs, acts, masks)
     bloc_ids = None
     if blocs is not None:

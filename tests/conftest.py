@@ -1,4 +1,4 @@
-"""Fixtures shared across the test packages: a tiny synthetic assembly and its unvotes-layout folder."""
+"""Shared fixtures: a tiny synthetic assembly, its unvotes-layout folder, scored predictions."""
 
 from __future__ import annotations
 
@@ -75,3 +75,14 @@ def small_unvotes_folder(
     small_assembly: SyntheticAssembly, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     return write_unvotes(small_assembly.data, tmp_path_factory.mktemp("unvotes"))
+
+
+@pytest.fixture(scope="session")
+def grouped_predictions() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """3,000 predicted distributions over 3 actions: actual actions, probabilities, groups."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    y = rng.choice(3, n, p=[0.7, 0.1, 0.2])
+    probs = rng.dirichlet([3, 1, 1], n)
+    groups = rng.integers(0, 200, n)
+    return y, probs, groups

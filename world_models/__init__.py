@@ -1,7 +1,8 @@
 """Learned transition models that serve as simulators.
 
 Example:
-    >>> from assembly_gym.world_models import MLPEnsemble, deliberation_transitions, split_transitions
+    >>> from assembly_gym.world_models import (
+    ...     MLPEnsemble, deliberation_transitions, split_transitions)
     >>> train, validation, test = split_transitions(deliberation_transitions())  # doctest: +SKIP
     >>> model = MLPEnsemble().fit(train, validation=validation)  # doctest: +SKIP
     >>> model.save("models/deliberation")  # doctest: +SKIP

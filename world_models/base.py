@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.world_models.checkpoint import read_manifest
 
 __all__ = [
     "Prediction",
@@ -182,7 +183,9 @@ class WorldModel(Protocol):
     Optional, used where present: ``log_prob(obs, action, next_obs)`` (log-likelihood of
     s', shape (N,), for the held-out NLL), ``n_actions``, ``start_states`` (N0, d),
     ``observation_bounds`` ((d,), (d,)), ``action_masks(obs)`` (N, n_actions),
-    ``noop_action`` and ``max_episode_steps`` (see ``assembly_gym.envs.simulator``).
+    ``noop_action``, ``max_episode_steps`` and ``state_declaration`` (the modelled env
+    family's :class:`~assembly_gym.core.state.StateDeclaration`; else the one its layout
+    belongs to) (see ``assembly_gym.world_models.simulator``).
     """
 
     obs_names: tuple[str, ...]
@@ -231,14 +234,14 @@ def load_world_model(path: str | Path, *, layout: Sequence[str] | None = None) -
         CheckpointError: missing or corrupted files, another format version, an unknown
             kind, or a layout that differs from ``layout``.
     """
-    from assembly_gym.world_models.checkpoint import read_manifest
-
     folder = Path(path)
     manifest = read_manifest(folder, layout=layout)
     kind = manifest["model_kind"]
     if kind not in _LOADERS:
         module = manifest.get("module", "")
-        if not module.startswith("world_models."):
+        if module.startswith("world_models."):  # saved before the package was namespaced
+            module = f"assembly_gym.{module}"
+        if not module.startswith("assembly_gym.world_models."):
             raise CheckpointError(f"{folder}: unknown world-model kind {kind!r}")
         try:
             importlib.import_module(module)  # registers its kinds

@@ -8,9 +8,9 @@ A saved model is a folder::
         <parameter files>   whatever the model kind needs (npz arrays, torch state dicts)
         start_states.npy    start-state distribution of the simulator (optional)
 
-Every file goes through :mod:`assembly_gym.core.persist` (temporary file, then rename), and the manifest
-is written last: a reader sees either a whole old checkpoint, or a manifest whose checksums
-expose the half-written one. Any model kind (including LeWorld) can use these helpers and
+Every file goes through :mod:`assembly_gym.core.persist` (temporary file, then rename), and the
+manifest is written last: a reader sees either a whole old checkpoint, or a manifest whose
+checksums expose the half-written one. Any model kind (including LeWorld) can use these helpers and
 :func:`assembly_gym.world_models.base.register_world_model` to be loadable by
 :func:`assembly_gym.world_models.base.load_world_model`.
 """
@@ -63,7 +63,7 @@ def save_checkpoint(
 
     Args:
         folder: the model folder (created if needed).
-        model_kind: the kind :func:`~world_models.base.load_world_model` dispatches on.
+        model_kind: the kind :func:`~assembly_gym.world_models.base.load_world_model` dispatches on.
         module: the module that registers ``model_kind`` (imported on load if needed).
         obs_names: the observation layout the model was trained on.
         payload: JSON-serialisable config and state, stored in the manifest.

@@ -1,11 +1,12 @@
 """``EmpiricalModel``: conditional frequency tables, the baseline any learned model must beat.
 
-For every head of the :class:`~world_models.schema.StateSchema` (stage, own votes, binned
-vote shares, adopted, …) the model counts the classes of s' per *context* of (s, a), and
-for every Gaussian dimension it keeps the mean and variance. Contexts are nested, coarse
+For every head of the :class:`~assembly_gym.world_models.schema.StateSchema` (stage, own votes,
+binned vote shares, adopted, …) the model counts the classes of s' per *context* of (s, a),
+and for every Gaussian dimension it keeps the mean and variance. Contexts are nested, coarse
 to fine, and each level is smoothed toward the one before it with ``smoothing``
-pseudo-observations (the same back-off as the env's own
-:class:`~envs.legislative.dynamics.EmpiricalDynamics`). Level 0 is nothing (the training
+pseudo-observations (:func:`~assembly_gym.envs.legislative.backoff.nested_backoff`, the
+back-off of the env's own :class:`~assembly_gym.envs.legislative.dynamics.EmpiricalDynamics`
+too). Level 0 is nothing (the training
 frequencies, smoothed toward uniform); each further level adds one context variable, in
 this order:
 
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.envs.legislative.backoff import nested_backoff
 from assembly_gym.world_models.base import Transitions, register_world_model
 from assembly_gym.world_models.checkpoint import arrays_from_bytes, arrays_to_bytes
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
@@ -136,23 +138,17 @@ class EmpiricalModel(HeadModel):
         cells = _group_steps(train)
         s = self.smoothing
         tables: list[dict[str, np.ndarray]] = []
+        levels: list[tuple[np.ndarray, np.ndarray]] = []  # (key of each row, parent of each key)
         parent_codes = None
         for codes in self._level_codes(columns, len(obs)):
             unique, inverse = np.unique(codes, return_inverse=True)
             n_keys = len(unique)
-            table: dict[str, np.ndarray] = {"codes": unique}
+            parent = np.zeros(n_keys, dtype=np.int64)
             if tables:
                 any_row = np.zeros(n_keys, dtype=np.int64)
                 any_row[inverse] = np.arange(len(obs))  # finer keys nest in coarser ones
                 parent = np.searchsorted(tables[-1]["codes"], parent_codes[any_row])
-            for name, (classes, valid) in targets.items():
-                size = self.schema.heads[name]
-                shared = _constant_within(np.where(valid, classes, -1), cells)
-                weight = group_weight if shared else np.ones(len(obs))
-                counts = np.bincount(inverse[valid] * size + classes[valid], weight[valid],
-                                     minlength=n_keys * size).reshape(n_keys, size)  # fmt: skip
-                prior = tables[-1][name][parent] if tables else np.full((n_keys, size), 1 / size)
-                table[name] = (counts + s * prior) / (counts.sum(1, keepdims=True) + s)
+            levels.append((inverse, parent))
             n = np.bincount(inverse, minlength=n_keys)[:, None].astype(np.float64)
             sums = np.zeros((n_keys, gaussian.shape[1]))
             squares = np.zeros_like(sums)
@@ -164,11 +160,23 @@ class EmpiricalModel(HeadModel):
                 prior_mean, prior_std = gaussian.mean(0)[None], gaussian.std(0)[None]
             mean = (sums + s * prior_mean) / (n + s)
             second = (squares + s * (prior_std**2 + prior_mean**2)) / (n + s)
-            table["mean"] = mean
-            table["std"] = np.sqrt(np.maximum(second - mean**2, 1e-8))
-            tables.append(table)
+            std = np.sqrt(np.maximum(second - mean**2, 1e-8))
+            tables.append({"codes": unique, "mean": mean, "std": std})
             parent_codes = codes
-        self._tables = tables
+        heads: dict[str, list[np.ndarray]] = {}
+        for name, (classes, valid) in targets.items():
+            shared = _constant_within(np.where(valid, classes, -1), cells)
+            size = self.schema.heads[name]
+            heads[name] = nested_backoff(
+                [(np.where(valid, key, -1), parent) for key, parent in levels],
+                np.where(valid, classes, 0), size, s, np.full(size, 1 / size),
+                group_weight if shared else None,
+            )  # fmt: skip
+        self._tables = [
+            {"codes": table["codes"], **{name: heads[name][k] for name in heads},
+             "mean": table["mean"], "std": table["std"]}
+            for k, table in enumerate(tables)
+        ]  # fmt: skip
 
     # ------------------------------------------------------------------ prediction
 

@@ -1,6 +1,6 @@
 """Held-out evaluation of world models: one-step accuracy, likelihood, rollouts, distributions.
 
-:func:`evaluate_world_model` scores any :class:`~world_models.base.WorldModel` on test
+:func:`evaluate_world_model` scores any :class:`~assembly_gym.world_models.base.WorldModel` on test
 transitions (episodes the model never saw):
 
 * **one step** (predictive mean and distributions of s' given the true s and a): negative
@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from assembly_gym.core.metrics import expected_calibration_error
 from assembly_gym.envs.legislative.data import Vote
 from assembly_gym.world_models.base import Transitions, WorldModel
 
@@ -136,13 +137,13 @@ def evaluate_world_model(
         p_adopted = dists["adopted"][revealed, 1]
         truth = nxt[revealed, index["adopted"]] > 0.5
         metrics["outcome_accuracy"] = float(np.mean((p_adopted > 0.5) == truth))
-        metrics["outcome_ece"] = _expected_calibration_error(p_adopted, truth)
+        metrics["outcome_ece"] = expected_calibration_error(p_adopted, truth)
     metrics |= _vote_metrics(
         prediction.mean, obs, nxt, index, test.extras.get("voters"), tolerances
     )
     per_head, confidence, correct = _head_scores(model, dists, nxt, test.dones)
     if confidence is not None:
-        metrics["ece"] = _expected_calibration_error(confidence, correct)
+        metrics["ece"] = expected_calibration_error(confidence, correct)
     rng = np.random.default_rng(seed)
     metrics |= _rollout_errors(model, test, changing, max_rollouts, rng)
     metrics |= _distribution_match(model, test, index, rollouts_per_group, rng)
@@ -176,20 +177,6 @@ def evaluation_table(
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def _expected_calibration_error(
-    confidence: np.ndarray, correct: np.ndarray, n_bins: int = 10
-) -> float:
-    """Σ_b (n_b / n) |accuracy_b − mean confidence_b| over equal-width confidence bins."""
-    if len(confidence) == 0:
-        return np.nan
-    bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    hits = np.bincount(bins, weights=correct.astype(float), minlength=n_bins)
-    mass = np.bincount(bins, weights=confidence, minlength=n_bins)
-    used = count > 0
-    return float(np.sum(np.abs(hits[used] - mass[used])) / len(confidence))
 
 
 def _head_scores(

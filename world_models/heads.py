@@ -1,10 +1,10 @@
-"""The shared machinery of models that predict a :class:`~world_models.schema.StateSchema`.
+"""Shared machinery of models that predict a :class:`~assembly_gym.world_models.schema.StateSchema`.
 
 A :class:`HeadModel` subclass only says how it fits and what each of its members predicts
 for a batch: per categorical head a probability table, per Gaussian dimension a mean and a
 standard deviation (:class:`HeadOutputs`). This class turns that into the
-:class:`~world_models.base.WorldModel` protocol: means, distributions and epistemic spread
-(:meth:`predict`), samples (:meth:`sample`), the log-likelihood of s' (:meth:`log_prob`),
+:class:`~assembly_gym.world_models.base.WorldModel` protocol: means, distributions and epistemic
+spread (:meth:`predict`), samples (:meth:`sample`), the log-likelihood of s' (:meth:`log_prob`),
 action masks and start states for the simulator, and checkpoints (:meth:`save`,
 :meth:`load`).
 """
@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.state import StateDeclaration
 from assembly_gym.world_models.base import Prediction, Transitions, load_world_model
 from assembly_gym.world_models.checkpoint import (
     START_STATES,
@@ -111,16 +112,22 @@ class HeadModel(abc.ABC):
     # ------------------------------------------------------------------ protocol
 
     def fit(
-        self, transitions: Transitions, *, validation: Transitions | None = None, **options: Any
+        self,
+        transitions: Transitions,
+        *,
+        validation: Transitions | None = None,
+        declaration: StateDeclaration | None = None,
+        **options: Any,
     ) -> HeadModel:
         """Fit the schema, the simulator facts (masks, start states) and the model.
 
         Args:
             transitions: training transitions with ``obs_names``.
             validation: held-out transitions for early stopping (if the model uses any).
+            declaration: the env family's state declaration (see :meth:`StateSchema.fit`).
             **options: model-specific options (e.g. ``progress``, ``log_dir``).
         """
-        self.schema = StateSchema.fit(transitions, n_bins=self.n_bins)
+        self.schema = StateSchema.fit(transitions, declaration=declaration, n_bins=self.n_bins)
         self.obs_names = transitions.obs_names
         acts = np.asarray(transitions.acts)
         if acts.ndim != 1:
@@ -202,6 +209,12 @@ class HeadModel(abc.ABC):
         self._require_fitted()
         return self.schema.low, self.schema.high
 
+    @property
+    def state_declaration(self) -> StateDeclaration:
+        """The state declaration of the env family the model learned."""
+        self._require_fitted()
+        return self.schema.declaration
+
     # ------------------------------------------------------------------ persistence
 
     def save(self, path: str | Path) -> None:
@@ -228,7 +241,9 @@ class HeadModel(abc.ABC):
 
     @classmethod
     def load(cls, path: str | Path, *, layout: Sequence[str] | None = None) -> HeadModel:
-        """Load a model saved by :meth:`save` (see :func:`~world_models.base.load_world_model`).
+        """Load a model saved by :meth:`save`.
+
+        See :func:`~assembly_gym.world_models.base.load_world_model`.
 
         Raises:
             CheckpointError: corrupted, another version, another kind or another layout.

@@ -2,7 +2,7 @@
 
 Each member maps [standardised s, one-hot a] through SiLU layers with dropout to
 
-* logits of every categorical head of the :class:`~world_models.schema.StateSchema`
+* logits of every categorical head of the :class:`~assembly_gym.world_models.schema.StateSchema`
   (stage, own votes, binned vote shares, adopted, done): trained by cross-entropy —
   vote shares are classified into bins, not regressed;
 * a mean and a bounded log standard deviation per Gaussian dimension, in units normalised
@@ -33,7 +33,8 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from assembly_gym.core.errors import CheckpointError, MissingDependencyError
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.tensorboard import summary_writer
 from assembly_gym.world_models.base import Transitions, register_world_model
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 
@@ -87,7 +88,8 @@ class MLPEnsemble(HeadModel):
             this many rows; on large data early stopping then checks often.
         max_epochs: upper bound on epochs.
         patience: epochs without a member improving on validation before stopping.
-        n_bins: bins of each binned share (see :class:`~world_models.schema.StateSchema`).
+        n_bins: bins of each binned share
+            (see :class:`~assembly_gym.world_models.schema.StateSchema`).
         seed: seed of initialisation, data order, dropout, the validation split (when none
             is given) and the start-state subsample.
         threads: torch intra-op threads while this model fits and predicts (restored
@@ -246,7 +248,7 @@ class MLPEnsemble(HeadModel):
             keep = torch.randperm(len(val[0]), generator=generator)[: self.epoch_rows]
             val = tuple(t[keep] for t in val)
         per_epoch = min(len(x), self.epoch_rows)
-        writer = _summary_writer(log_dir)
+        writer = summary_writer(log_dir)
         best = torch.full((self.members,), math.inf)
         best_state = [p.detach().clone() for p in net.parameters()]
         self.history, stale = [], 0
@@ -414,17 +416,6 @@ def _torch_threads(threads: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(previous)
-
-
-def _summary_writer(log_dir: str | Path | None):
-    """A TensorBoard writer for ``log_dir``, or None."""
-    if log_dir is None:
-        return None
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError as error:  # tensorboard is a dependency, but may be left out
-        raise MissingDependencyError("tensorboard", purpose="TensorBoard logging") from error
-    return SummaryWriter(log_dir=str(log_dir))
 
 
 register_world_model(MLPEnsemble.kind, MLPEnsemble.from_checkpoint)

@@ -1,21 +1,23 @@
 """What a world model predicts of the next observation: copied, classified or regressed parts.
 
-The observation layout's names say which dimensions are which; the training transitions say
-which of them change within an episode. :meth:`StateSchema.fit` splits the dimensions into:
+The env family's :class:`~assembly_gym.core.state.StateDeclaration` says which dimensions
+form a stage, a one-hot group, the shares of a vote or a single share, and which outcome a
+vote decides; the training transitions say which dimensions change within an episode.
+:meth:`StateSchema.fit` splits the dimensions into:
 
 * **copied**: dimensions that never change within a training episode (the roll-call features
   of a resolution in ``Deliberation-v0``, and stages a source does not record): s'_j = s_j,
   exactly, never learned.
-* **one-hot parts** (categorical): the stage one-hot (4 classes), each own-vote one-hot
-  (yes / no / abstain or none yet: 4 classes), and every other changing dimension that only
-  takes the values 0 and 1 in the data (``adopted``, ``own_cosponsor``, issue flags of the
-  next roll call): 2 classes.
-* **vote-share parts** (classification, not regression): the shares of a vote
-  (``<prefix>_yes/no/abstain``) as two binned categoricals: the yes share in K bins plus a
-  "no vote yet" class, and the no share of the non-yes votes, no / (no + abstain), in K bins
-  (stick-breaking, so that sampled shares are ≥ 0 and sum to 1); ``sponsor_share`` as one
-  binned share. Bin edges are quantiles of the training values; a sampled share is drawn
-  from the training values' quantiles inside its bin, so that point masses (unanimous
+* **one-hot parts** (categorical): the declared stage one-hot (head ``stage``), each
+  declared one-hot group (e.g. an own vote: yes / no / abstain or none yet), and every other
+  changing dimension that only takes the values 0 and 1 in the data (e.g. ``adopted``,
+  issue flags of the next roll call): 2 classes.
+* **vote-share parts** (classification, not regression): the declared shares of a vote
+  (yes / no / abstain) as two binned categoricals: the yes share in K bins plus a "no vote
+  yet" class, and the no share of the non-yes votes, no / (no + abstain), in K bins
+  (stick-breaking, so that sampled shares are ≥ 0 and sum to 1); each declared single share
+  as one binned share. Bin edges are quantiles of the training values; a sampled share is
+  drawn from the training values' quantiles inside its bin, so that point masses (unanimous
   votes, no sponsors) are reproduced.
 * **Gaussian**: every other changing dimension, with mean and standard deviation in units
   normalised by the training mean and standard deviation; samples are clipped to the
@@ -23,9 +25,9 @@ which of them change within an episode. :meth:`StateSchema.fit` splits the dimen
 
 A ``done`` head (2 classes) models the end of an episode, for envs without a stage.
 
-Heads are independent given (s, a), except in sampling: ``adopted`` is drawn first and the
-plenary tally then given it, so that they agree (adopted ⇔ yes > no, the rule of
-``Deliberation-v0``).
+Heads are independent given (s, a), except in sampling: a declared outcome is drawn first
+and the tally of the vote that decides it then given it, so that they agree (the
+declaration's :class:`~assembly_gym.core.state.OutcomeRule`).
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from assembly_gym.envs.legislative.data import Vote
-from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.core.state import StateDeclaration
+from assembly_gym.envs.declarations import declaration_for_layout
 from assembly_gym.world_models.base import Transitions
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "DONE",
     "GaussianPart",
     "OneHotPart",
+    "STAGE",
     "ShareBinsPart",
     "StateSchema",
     "VoteSharesPart",
@@ -52,19 +55,11 @@ __all__ = [
 
 DONE = "done"
 """Name of the head that predicts the end of an episode."""
+STAGE = "stage"
+"""Name of the head that predicts the declared stage."""
 
-_VOTES = tuple(v.name.lower() for v in Vote)
-_ONE_HOT_GROUPS: dict[str, tuple[tuple[str, ...], bool]] = {  # name → (dims, has "none")
-    "stage": (tuple(n for n in STATE_NAMES if n.startswith("stage_")), False),
-    "own_committee_vote": (tuple(f"own_committee_{v}" for v in _VOTES), True),
-    "own_plenary_vote": (tuple(f"own_plenary_{v}" for v in _VOTES), True),
-}
-_VOTE_GROUPS = {
-    prefix: tuple(f"{prefix}_{v}" for v in _VOTES) for prefix in ("committee", "plenary")
-}
-_SHARES = ("sponsor_share",)
 _EMPTY = 1e-6  # a vote whose shares sum below this has not happened (all zero)
-_CANDIDATES = 8  # plenary tallies drawn per sample to agree with the sampled outcome
+_CANDIDATES = 8  # tallies drawn per sample to agree with the sampled outcome
 
 
 def _log(p: np.ndarray) -> np.ndarray:
@@ -196,7 +191,7 @@ class OneHotPart:
 
 @dataclass(frozen=True)
 class ShareBinsPart:
-    """One share in [0, 1] (``sponsor_share``) as a binned categorical ``<name>_bin``."""
+    """One share in [0, 1] (e.g. ``sponsor_share``) as a binned categorical ``<name>_bin``."""
 
     name: str
     dim: int
@@ -351,6 +346,7 @@ class StateSchema:
         gaussian: the continuous dimensions.
         low: lower observation bound per dimension, shape (d,).
         high: upper observation bound per dimension, shape (d,).
+        declaration: the state declaration of the env family the layout belongs to.
     """
 
     obs_names: tuple[str, ...]
@@ -359,21 +355,31 @@ class StateSchema:
     gaussian: GaussianPart
     low: np.ndarray
     high: np.ndarray
+    declaration: StateDeclaration
 
     @classmethod
     def fit(
-        cls, transitions: Transitions, *, n_bins: int = 20, n_quantiles: int = 17
+        cls,
+        transitions: Transitions,
+        *,
+        declaration: StateDeclaration | None = None,
+        n_bins: int = 20,
+        n_quantiles: int = 17,
     ) -> StateSchema:
-        """Decide every dimension's treatment from the layout names and the training data.
+        """Decide every dimension's treatment from the declaration and the training data.
 
         Args:
             transitions: training transitions with ``obs_names``.
+            declaration: the env family's state declaration; None: the one of the family
+                the layout belongs to (see :mod:`assembly_gym.envs.declarations`).
             n_bins: bins of each binned share.
             n_quantiles: quantiles kept inside each bin.
         """
         names = transitions.obs_names
         if not names:
             raise ValueError("transitions need obs_names (the env's layout) to fit a schema")
+        if declaration is None:
+            declaration = declaration_for_layout(names)
         if len(transitions) == 0:
             raise ValueError("no transitions to fit on")
         if n_bins < 1:
@@ -390,20 +396,23 @@ class StateSchema:
             dims = [index[n] for n in group]
             return dims if changes[dims].any() else None
 
-        for name, (group, has_none) in _ONE_HOT_GROUPS.items():
+        one_hot = [(group.name, group.dims, group.has_none) for group in declaration.one_hot]
+        if declaration.stages is not None:
+            one_hot.insert(0, (STAGE, declaration.stages.dims, False))
+        for name, group, has_none in one_hot:
             if (dims := modelled(group)) is not None:
                 parts.append(OneHotPart(name, tuple(dims), has_none))
                 claimed.update(dims)
-        for prefix, group in _VOTE_GROUPS.items():
-            if (dims := modelled(group)) is not None:
+        for vote in declaration.votes:
+            if (dims := modelled(vote.dims)) is not None:
                 voted, yes, rest = VoteSharesPart.split(nxt[:, dims])
                 rest = rest[~np.isnan(rest)]
                 parts.append(VoteSharesPart(
-                    prefix, tuple(dims), BinCodec.fit(yes[voted], n_bins, n_quantiles),
+                    vote.prefix, tuple(dims), BinCodec.fit(yes[voted], n_bins, n_quantiles),
                     BinCodec.fit(rest, n_bins, n_quantiles),
                 ))  # fmt: skip
                 claimed.update(dims)
-        for name in _SHARES:
+        for name in declaration.shares:
             if (dims := modelled((name,))) is not None:
                 parts.append(
                     ShareBinsPart(name, dims[0], BinCodec.fit(nxt[:, dims[0]], n_bins, n_quantiles))
@@ -427,7 +436,7 @@ class StateSchema:
             low = np.minimum(obs.min(axis=0), nxt.min(axis=0)).astype(np.float32)
             high = np.maximum(obs.max(axis=0), nxt.max(axis=0)).astype(np.float32)
         copied = np.array(sorted(set(np.flatnonzero(~changes)) - claimed), dtype=np.int64)
-        return cls(tuple(names), copied, tuple(parts), gaussian, low, high)
+        return cls(tuple(names), copied, tuple(parts), gaussian, low, high, declaration)
 
     # ------------------------------------------------------------------ layout
 
@@ -491,23 +500,25 @@ class StateSchema:
     def _sample_consistent_outcome(
         self, out: np.ndarray, probs: Mapping[str, np.ndarray], rng: np.random.Generator
     ) -> None:
-        """Draw ``adopted``, then a plenary tally that agrees with it.
+        """Draw the declared outcome, then a tally of its vote that agrees with it.
 
-        ``Deliberation-v0`` adopts a resolution when plenary yes votes exceed no votes.
-        Independent heads would sometimes sample an adopted resolution with a losing tally.
-        The outcome is drawn from its own head (trained on outcomes, so its rate is
+        Independent heads would sometimes sample, e.g., an adopted resolution with a losing
+        tally. The outcome is drawn from its own head (trained on outcomes, so its rate is
         calibrated), then the tally from the tally heads given that outcome, by rejection:
         the first of :data:`_CANDIDATES` draws that agrees; when none does, the first draw
-        and the outcome it implies.
+        and the outcome it implies (:meth:`~assembly_gym.core.state.OutcomeRule.passed`).
         """
-        vote, outcome = self.part("plenary_yes_bin"), self.part("adopted")
+        rule = self.declaration.outcome
+        if rule is None:
+            return
+        vote, outcome = self.part(f"{rule.votes}_yes_bin"), self.part(rule.outcome)
         if not isinstance(vote, VoteSharesPart) or not isinstance(outcome, OneHotPart):
             return
         n = out.shape[0]
         repeated = {name: np.tile(probs[name], (_CANDIDATES, 1)) for name in vote.heads}
         tallies = vote.sample(repeated, rng).reshape(_CANDIDATES, n, 3)  # one call for K draws
-        implied = tallies[..., 0] > tallies[..., 1]  # (K, N)
-        wanted = _draw(probs["adopted"], rng) == 1
+        implied = rule.passed(tallies[..., 0], tallies[..., 1])  # (K, N)
+        wanted = _draw(probs[rule.outcome], rng) == 1
         agrees = implied == wanted[None, :]
         pick = np.where(agrees.any(axis=0), agrees.argmax(axis=0), 0)
         rows = np.arange(out.shape[0])
@@ -538,11 +549,16 @@ class StateSchema:
             "parts": [part.to_dict() for part in self.parts],
             "gaussian": self.gaussian.to_dict(),
             "low": self.low.tolist(), "high": self.high.tolist(),
+            "declaration": self.declaration.to_dict(),
         }  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StateSchema:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`.
+
+        A schema saved before declarations were saved (no ``declaration``) gets the one of
+        the family its layout belongs to, which is what it was fitted with.
+        """
         parts: list[Part] = []
         for item in data["parts"]:
             if item["type"] == "one_hot":
@@ -565,4 +581,6 @@ class StateSchema:
                          np.asarray(gaussian["mean"], dtype=np.float64),
                          np.asarray(gaussian["scale"], dtype=np.float64)),
             np.asarray(data["low"], dtype=np.float32), np.asarray(data["high"], dtype=np.float32),
+            StateDeclaration.from_dict(data["declaration"]) if "declaration" in data
+            else declaration_for_layout(data["obs_names"]),
         )  # fmt: skip

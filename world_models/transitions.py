@@ -1,8 +1,8 @@
 """Transitions from the envs' demonstrations, and the splits world models are judged on.
 
 * ``Deliberation-v0`` (:func:`deliberation_transitions`): every (country, resolution) replay
-  of :func:`~envs.legislative.demonstrations.deliberation_demonstrations`, started at the
-  first stage of the recorded run of stages. On the synthetic records that is DRAFT (three
+  of :func:`~assembly_gym.envs.legislative.demonstrations.deliberation_demonstrations`, started at
+  the first stage of the recorded run of stages. On the synthetic records that is DRAFT (three
   transitions per episode); roll-call records hold only the plenary vote, so each of their
   episodes is one transition: the state before the plenary vote (stage PLENARY, the
   unrecorded sponsorship and committee dimensions at zero) → the state after it (vote
@@ -10,7 +10,7 @@
   to be a member then: roll-call data lists non-members and absentees alike as absent, and
   only members' absences are decisions.
 * ``RollCall-v0`` (:func:`rollcall_transitions`): one episode per (country, session) of
-  :func:`~envs.legislative.demonstrations.rollcall_demonstrations`.
+  :func:`~assembly_gym.envs.legislative.demonstrations.rollcall_demonstrations`.
 
 Episodes that must not be separated share a group (the resolution, or the session), and
 :func:`split_transitions` never cuts a group.
@@ -33,7 +33,7 @@ from assembly_gym.envs.legislative.demonstrations import (
     replay_states,
     rollcall_demonstrations,
 )
-from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures, feature_names
+from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures, feature_names
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
 from assembly_gym.envs.legislative.sources import roll_call_data
 from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
@@ -69,11 +69,12 @@ def transitions_from_demonstrations(
         groups: group of each demonstration, shape (len(demos),), or None.
         extras: per-demonstration-step side information, name → shape (n_steps,).
         first_episode: episode id of the first demonstration (ids count up from it).
+
+    Raises:
+        ValueError: for no demonstrations.
     """
-    if not demos:
-        raise ValueError("no demonstrations")
+    obs, acts, masks = Demonstration.stack(demos)
     lengths = np.array([len(d) for d in demos])
-    obs = np.concatenate([d.obs[:-1] for d in demos]).astype(np.float32)
     next_obs = np.concatenate([d.obs[1:] for d in demos]).astype(np.float32)
     ends = np.cumsum(lengths) - 1
     dones = np.zeros(len(obs), dtype=bool)
@@ -81,9 +82,9 @@ def transitions_from_demonstrations(
     episodes = np.repeat(np.arange(first_episode, first_episode + len(demos)), lengths)
     bounds = (np.zeros(len(obs_names), np.float32), np.ones(len(obs_names), np.float32))
     return Transitions(
-        obs, np.concatenate([d.acts for d in demos]).astype(np.int64), next_obs, dones, episodes,
-        tuple(obs_names), None if groups is None else np.repeat(groups, lengths),
-        np.concatenate([d.masks for d in demos]), bounds, extras or {},
+        obs.astype(np.float32), acts.astype(np.int64), next_obs, dones, episodes,
+        tuple(obs_names), None if groups is None else np.repeat(groups, lengths), masks, bounds,
+        extras or {},
     )  # fmt: skip
 
 
@@ -120,11 +121,12 @@ def deliberation_transitions(
     ``deliberation_demonstrations(records, from_first_recorded=True)`` (tested equal), built
     with arrays: one Python object per (country, resolution) would take minutes on the
     721,017 real episodes. States come from the same
-    :func:`~envs.legislative.demonstrations.replay_states`, once per resolution and choice.
+    :func:`~assembly_gym.envs.legislative.demonstrations.replay_states`, once per resolution and
+    choice.
 
     Args:
-        data: anything :func:`~envs.legislative.deliberation.resolution_records` accepts
-            (None: the synthetic default; "unvotes" or a path: real roll calls).
+        data: anything :func:`~assembly_gym.envs.legislative.deliberation.resolution_records`
+            accepts (None: the synthetic default; "unvotes" or a path: real roll calls).
         countries: which countries (default all), in this order.
         feature_config: feature settings (must match the env's).
         progress: show a progress bar.
@@ -206,7 +208,7 @@ def rollcall_transitions(
     """All transitions of ``RollCall-v0`` episodes (one per country and session).
 
     Args:
-        data: anything :func:`~envs.legislative.sources.roll_call_data` accepts.
+        data: anything :func:`~assembly_gym.envs.legislative.sources.roll_call_data` accepts.
         countries: which countries (default all).
         history: votes that describe the past (default: the data itself, as the env).
         feature_config: feature settings (must match the env's).

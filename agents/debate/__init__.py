@@ -24,6 +24,8 @@ from assembly_gym.agents.debate.claims import (
     ClaimModelError,
     ClaimReport,
 )
+from assembly_gym.agents.debate.config import TrainConfig
+from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
 from assembly_gym.agents.debate.loggers import (
     JSON_LOG_KIND,
     ConsoleLogger,
@@ -55,13 +57,7 @@ from assembly_gym.agents.debate.tendencies import (
     text_agents,
     text_relevance,
 )
-from assembly_gym.agents.debate.trainer import (
-    DebateResult,
-    EpochMetrics,
-    TrainConfig,
-    Trainer,
-    TrainHistory,
-)
+from assembly_gym.agents.debate.trainer import Trainer
 from assembly_gym.agents.debate.validator import (
     ValidationResult,
     Validator,

@@ -1,21 +1,24 @@
 """The debate allocator as an agent: a calibrated mixture of legislative tendencies for one country.
 
 Fitted on one country's ``RollCall-v0`` demonstrations, it trains the seven tendencies'
-allocations by debate (:class:`~agents.debate.trainer.Trainer`) and predicts
+allocations by debate (:class:`~assembly_gym.agents.debate.trainer.Trainer`) and predicts
 
     π(a | x) = Σ_k w_k p_k(a | x),
 
 the allocation-weighted mixture of the tendencies' claims, masked by the env's action mask.
-It runs in :func:`assembly_gym.benchmarks.harness.evaluate` like any other agent.
+It follows the agent protocol (:class:`~assembly_gym.agents.base.Agent`), so the benchmark
+harness scores it like any other agent (docs/debate.md, "As an agent").
 
 Example:
-    >>> from assembly_gym.benchmarks.harness import TemporalSplit, evaluate
+    >>> from assembly_gym.core.layout import ObservationLayout
+    >>> from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
+    >>> from assembly_gym.envs.legislative.observation import feature_names
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-    >>> data = generate_assembly(SyntheticConfig(n_countries=3, n_sessions=4)).data
-    >>> result = evaluate({"debate": lambda layout: DebateAllocatorAgent(3, layout)},
-    ...                   TemporalSplit.of(data, 3), progress=False)
-    >>> result.table["agent"].tolist()
-    ['debate']
+    >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=4)).data
+    >>> demos = rollcall_demonstrations(data, ["Country 001"])
+    >>> agent = DebateAllocatorAgent(3, ObservationLayout(feature_names())).fit(demos)
+    >>> agent.action_probs(demos[0].obs[:2], demos[0].masks[:2]).shape
+    (2, 3)
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ import numpy as np
 
 from assembly_gym.agents.base import BaseAgent
 from assembly_gym.agents.debate.arena import Arena
+from assembly_gym.agents.debate.config import TrainConfig
+from assembly_gym.agents.debate.history import DebateResult, TrainHistory
 from assembly_gym.agents.debate.observations import VOTE_NAMES, observations_from_demonstrations
 from assembly_gym.agents.debate.tendencies import Tendency, legislative_agents, legislative_claims
-from assembly_gym.agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
+from assembly_gym.agents.debate.trainer import Trainer
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 

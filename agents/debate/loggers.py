@@ -25,14 +25,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
 
 from assembly_gym.core.errors import MissingDependencyError
 from assembly_gym.core.persist import atomic_write_json
+from assembly_gym.core.tensorboard import summary_writer
 
 if TYPE_CHECKING:
-    from assembly_gym.agents.debate.trainer import (
-        DebateResult,
-        EpochMetrics,
-        TrainConfig,
-        TrainHistory,
-    )
+    from assembly_gym.agents.debate.config import TrainConfig
+    from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
     from assembly_gym.agents.debate.validator import ValidationResult
 
 __all__ = [
@@ -175,10 +172,8 @@ class TensorBoardLogger:
     """
 
     def __init__(self, logdir: str | Path) -> None:
-        from torch.utils.tensorboard import SummaryWriter
-
         self.logdir = Path(logdir)
-        self.writer = SummaryWriter(log_dir=str(self.logdir))
+        self.writer = summary_writer(self.logdir)
 
     def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
         """Record the settings as text."""

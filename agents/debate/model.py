@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from assembly_gym.agents.debate.claims import ClaimModel
+from assembly_gym.agents.debate.config import TrainConfig
+from assembly_gym.agents.debate.history import DebateResult, TrainHistory
 from assembly_gym.agents.debate.loggers import DebateLogger
 from assembly_gym.agents.debate.observations import (
     Observations,
@@ -31,7 +33,7 @@ from assembly_gym.agents.debate.tendencies import (
     legislative_agents,
     text_agents,
 )
-from assembly_gym.agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
+from assembly_gym.agents.debate.trainer import Trainer
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import atomic_write_json, read_versioned_json
 
@@ -89,7 +91,10 @@ class DebateModel:
         seed: int = 0,
         claim_model: ClaimModel | None = None,
     ) -> tuple[TrainHistory, DebateResult]:
-        """Train with :class:`~agents.debate.trainer.Trainer`; the history is kept and saved."""
+        """Train with :class:`~assembly_gym.agents.debate.trainer.Trainer`.
+
+        The history is kept and saved.
+        """
         history, result = Trainer(config, seed=seed).train(
             self.observations, self.agents, logger, verbose, claim_model=claim_model
         )
@@ -188,8 +193,8 @@ def create_debate_model(
     Args:
         name: who is modelled (None: the file's ``name``, else the file's stem).
         source: a free-text observations JSON file (schema in
-            :mod:`assembly_gym.agents.debate.observations`) or :class:`Observations` (for example from
-            :func:`~agents.debate.observations.rollcall_observations`).
+            :mod:`assembly_gym.agents.debate.observations`) or :class:`Observations` (for
+            example from :func:`~assembly_gym.agents.debate.observations.rollcall_observations`).
         tendencies: the competing tendencies; default: the file's own, else the seven
             :class:`Tendency` members (scored by text relevance on free text, by their
             legislative scorers on roll calls).

@@ -3,7 +3,7 @@
 Two kinds of observation meet in one container, :class:`Observations`:
 
 * **Roll-call decisions** of one country (``RollCall-v0`` observations, the named feature
-  vector of :mod:`assembly_gym.envs.legislative.features`, with the vote the country cast).
+  vector of :mod:`assembly_gym.envs.legislative.observation`, with the vote the country cast).
 * **Free-text observations** of a person or organisation (what they did or said), with no
   action: the debate resolves them by text relevance.
 
@@ -23,8 +23,8 @@ Free-text observations are read from a JSON file (:func:`load_observations_json`
       ]
     }
 
-Any other key, a wrong type or an empty text raises :class:`~envs.errors.DataError` naming
-the file, the record (``observations[3]``) and the field.
+Any other key, a wrong type or an empty text raises :class:`~assembly_gym.core.errors.DataError`
+naming the file, the record (``observations[3]``) and the field.
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from assembly_gym.agents.base import stack_demonstrations
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.data import RollCallData, Vote
 from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
-from assembly_gym.envs.legislative.features import FeatureConfig, feature_names
+from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 
 __all__ = [
     "UNLABELLED",
@@ -198,7 +197,7 @@ def observations_from_demonstrations(
     Raises:
         ValueError: no demonstrations, or observations that do not match the layout.
     """
-    obs, acts, masks = stack_demonstrations(demonstrations)
+    obs, acts, masks = Demonstration.stack(demonstrations)
     if masks.shape[1] != len(VOTE_NAMES):
         raise ValueError(
             f"the debate explains RollCall-v0 votes ({len(VOTE_NAMES)} actions), "

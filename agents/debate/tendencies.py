@@ -5,8 +5,8 @@ action it predicts and how strongly) and a relevance in [0, 1] (how much the obs
 about it). Two kinds of scorer make the claims:
 
 **Legislative scorers** read a ``RollCall-v0`` observation by feature name (never by
-position; see :mod:`assembly_gym.envs.legislative.features`). Each has a *salience* h(x) ∈ [0, 1] (how
-much it cares about the roll call; its relevance) and a *position* q(x) over
+position; see :mod:`assembly_gym.envs.legislative.observation`). Each has a *salience*
+h(x) ∈ [0, 1] (how much it cares about the roll call; its relevance) and a *position* q(x) over
 (yes, no, abstain); its claim is
 
     p(· | x) = (1 − ε) · [h(x) · q(x) + (1 − h(x)) · uniform] + ε · uniform,   ε = 0.02,
@@ -137,8 +137,8 @@ _DESCRIPTIONS = {
 class TendencyAgent:
     """One competing explanation of the actor: a named tendency and its share of the mixture.
 
-    Agents are the debate's participants: :class:`~agents.debate.trainer.Trainer` writes the
-    calibrated share into :attr:`allocation` when it returns.
+    Agents are the debate's participants: :class:`~assembly_gym.agents.debate.trainer.Trainer`
+    writes the calibrated share into :attr:`allocation` when it returns.
 
     Attributes:
         name: unique name (shown in logs and tables).

@@ -3,20 +3,20 @@
 :meth:`Trainer.train` runs these phases:
 
 1. **Claims**: every tendency's claims on every observation (built-in scorers, or an
-   external :class:`~agents.debate.claims.ClaimModel` with the scorers as fallback).
+   external :class:`~assembly_gym.agents.debate.claims.ClaimModel` with the scorers as fallback).
 2. **Split**: a seeded random ``validation_split`` share of the observations is held out.
 3. **Epoch loop**, for epoch t = 1 … ``max_epochs`` with learning rate
    η_t = ``initial_lr`` · ``lr_decay`` ^ (t − 1):
 
-   a. *arena debate* on the training observations (:class:`~agents.debate.arena.Arena`);
-      allocations are projected into [``min_allocation``, ``max_allocation``] summing to 1
-      after every update;
+   a. *arena debate* on the training observations
+      (:class:`~assembly_gym.agents.debate.arena.Arena`); allocations are projected into
+      [``min_allocation``, ``max_allocation``] summing to 1 after every update;
    b. *convergence check*: an epoch is stable when its summed absolute allocation change
       Σ_k |Δw_k| is below ``convergence_threshold``; training has converged once
       ``patience`` consecutive epochs were stable and at least ``min_epochs`` have run;
    c. *learning-rate decay*: η ← η · ``lr_decay``;
    d. *validation* of the new allocations on the held-out observations
-      (:class:`~agents.debate.validator.Validator`), logged with the epoch's metrics;
+      (:class:`~assembly_gym.agents.debate.validator.Validator`), logged with the epoch's metrics;
 
    and stops after the epoch in which it converged.
 
@@ -27,190 +27,21 @@ projected into the bounds, and writes the final allocations back into the agents
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
-from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from assembly_gym.agents.debate.allocation import check_bounds, project_bounded_simplex
-from assembly_gym.agents.debate.arena import Arena, Claim, ClaimSet, EpochDebate, top_claims
+from assembly_gym.agents.debate.allocation import project_bounded_simplex
+from assembly_gym.agents.debate.arena import Arena, ClaimSet, EpochDebate, top_claims
 from assembly_gym.agents.debate.claims import BatchError, ClaimModel
+from assembly_gym.agents.debate.config import TrainConfig
+from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
 from assembly_gym.agents.debate.loggers import DebateLogger
 from assembly_gym.agents.debate.observations import Observations
 from assembly_gym.agents.debate.tendencies import TendencyAgent, compute_claims
 from assembly_gym.agents.debate.validator import ValidationResult, Validator
 
-__all__ = ["DebateResult", "EpochMetrics", "TrainConfig", "TrainHistory", "Trainer"]
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Settings of debate training.
-
-    Attributes:
-        max_epochs: most epochs to run.
-        min_epochs: fewest epochs before training may stop as converged.
-        convergence_threshold: an epoch is stable when its summed absolute allocation change
-            is below this.
-        patience: consecutive stable epochs needed to stop.
-        initial_lr: learning rate η of the first epoch.
-        lr_decay: factor applied to η after each epoch, in (0, 1].
-        validation_split: share of observations held out for validation, in (0, 1).
-        min_allocation: smallest share of any tendency.
-        max_allocation: largest share of any tendency.
-    """
-
-    max_epochs: int = 10
-    min_epochs: int = 2
-    convergence_threshold: float = 0.005
-    patience: int = 3
-    initial_lr: float = 0.15
-    lr_decay: float = 0.9
-    validation_split: float = 0.2
-    min_allocation: float = 0.03
-    max_allocation: float = 0.50
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.min_epochs <= self.max_epochs:
-            raise ValueError(
-                f"need 1 ≤ min_epochs ≤ max_epochs, got {self.min_epochs} and {self.max_epochs}"
-            )
-        if self.patience < 1:
-            raise ValueError(f"patience must be ≥ 1, got {self.patience}")
-        if not self.convergence_threshold >= 0:
-            raise ValueError(f"convergence_threshold must be ≥ 0, got {self.convergence_threshold}")
-        if not self.initial_lr > 0:
-            raise ValueError(f"initial_lr must be > 0, got {self.initial_lr}")
-        if not 0 < self.lr_decay <= 1:
-            raise ValueError(f"lr_decay must be in (0, 1], got {self.lr_decay}")
-        if not 0 < self.validation_split < 1:
-            raise ValueError(
-                f"validation_split must be in (0, 1) (a share of the observations), "
-                f"got {self.validation_split}"
-            )
-        if not 0 <= self.min_allocation <= self.max_allocation <= 1:
-            raise ValueError(
-                f"need 0 ≤ min_allocation ≤ max_allocation ≤ 1, "
-                f"got {self.min_allocation} and {self.max_allocation}"
-            )
-
-    def check_tendencies(self, n_tendencies: int) -> None:
-        """Check that ``n_tendencies`` allocations inside the bounds can sum to 1.
-
-        Raises:
-            ValueError: they cannot (names the bounds that would work).
-        """
-        check_bounds(n_tendencies, self.min_allocation, self.max_allocation)
-
-    def learning_rate(self, epoch: int) -> float:
-        """η of a 1-based epoch: ``initial_lr`` · ``lr_decay`` ^ (epoch − 1)."""
-        return self.initial_lr * self.lr_decay ** (epoch - 1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class EpochMetrics:
-    """What one epoch did (dicts are keyed by tendency name).
-
-    Attributes:
-        epoch: 1-based epoch number.
-        learning_rate: η used in the epoch.
-        winner: the tendency with the highest score.
-        winning_score: its score.
-        scores: net winnings per observation, summed over the epoch's rounds.
-        allocations: allocations after the epoch.
-        allocation_changes: signed change of each allocation in the epoch.
-        total_stakes: stake per observation, averaged over the rounds.
-    """
-
-    epoch: int
-    learning_rate: float
-    winner: str
-    winning_score: float
-    scores: dict[str, float]
-    allocations: dict[str, float]
-    allocation_changes: dict[str, float]
-    total_stakes: dict[str, float]
-
-    @property
-    def total_change(self) -> float:
-        """Σ_k |Δw_k|, what the convergence check compares with the threshold."""
-        return float(sum(abs(v) for v in self.allocation_changes.values()))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, payload: dict[str, Any]) -> EpochMetrics:
-        """Inverse of :meth:`to_dict`."""
-        return cls(**{f.name: payload[f.name] for f in fields(cls)})
-
-
-@dataclass(frozen=True)
-class TrainHistory:
-    """The record of a training run.
-
-    Attributes:
-        epochs_run: epochs run.
-        converged: whether the convergence check stopped training (else ``max_epochs`` did).
-        best_epoch: the epoch with the highest validation accuracy (the earliest on ties).
-        metrics: one :class:`EpochMetrics` per epoch.
-        validation_results: one :class:`ValidationResult` per epoch.
-    """
-
-    epochs_run: int
-    converged: bool
-    best_epoch: int
-    metrics: tuple[EpochMetrics, ...]
-    validation_results: tuple[ValidationResult, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return {
-            "epochs_run": self.epochs_run,
-            "converged": self.converged,
-            "best_epoch": self.best_epoch,
-            "metrics": [m.to_dict() for m in self.metrics],
-            "validation_results": [v.to_dict() for v in self.validation_results],
-        }
-
-    @classmethod
-    def from_dict(cls, payload: dict[str, Any]) -> TrainHistory:
-        """Inverse of :meth:`to_dict`."""
-        return cls(
-            epochs_run=int(payload["epochs_run"]),
-            converged=bool(payload["converged"]),
-            best_epoch=int(payload["best_epoch"]),
-            metrics=tuple(EpochMetrics.from_dict(m) for m in payload["metrics"]),
-            validation_results=tuple(
-                ValidationResult.from_dict(v) for v in payload["validation_results"]
-            ),
-        )
-
-
-@dataclass(frozen=True)
-class DebateResult:
-    """The outcome of the debate.
-
-    Attributes:
-        winner: the tendency with the largest final allocation.
-        allocations: final allocations by tendency.
-        allocation_changes: final minus initial allocation by tendency.
-        claims: each tendency's largest stakes in the last round, with how they fared.
-        claim_errors: batches the claim command failed on (their claims came from the
-            built-in scorers).
-    """
-
-    winner: str
-    allocations: dict[str, float]
-    allocation_changes: dict[str, float]
-    claims: dict[str, tuple[Claim, ...]]
-    claim_errors: tuple[BatchError, ...] = ()
+__all__ = ["Trainer"]
 
 
 class Trainer:
@@ -219,7 +50,7 @@ class Trainer:
     Args:
         config: training settings.
         seed: seed of the train/validation split and of the validator's tie-breaking.
-        arena: the debate rules (default :class:`~agents.debate.arena.Arena`).
+        arena: the debate rules (default :class:`~assembly_gym.agents.debate.arena.Arena`).
     """
 
     def __init__(

@@ -16,7 +16,8 @@ The owner accuracy is tested against chance 1/K with a one-sided exact binomial 
 uniform, the share of the most common actual owner (``majority_rate``) is reported beside it
 as the stronger yardstick. Labelled observations are also scored as action predictions
 (accuracy, macro-F1, log-loss of the mixture) with
-:func:`assembly_gym.benchmarks.metrics.classification_metrics`, as the harness scores agents.
+:func:`assembly_gym.core.metrics.classification_metrics`, the metrics the benchmarks score
+agents by.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from scipy.stats import binomtest
 
 from assembly_gym.agents.base import apply_mask
 from assembly_gym.agents.debate.arena import ClaimSet
-from assembly_gym.benchmarks.metrics import argmax_random_ties, classification_metrics
+from assembly_gym.core.metrics import argmax_random_ties, classification_metrics
 
 __all__ = ["ValidationResult", "Validator", "binomial_p_value", "significance_stars"]
 

@@ -9,6 +9,17 @@ class TextRender:
     """Mixin for a ``gym.Env`` with a ``render_text()`` method and a ``render_mode`` attribute."""
 
     render_mode: str | None
+    metadata: dict
+
+    def _checked_render_mode(self, render_mode: str | None) -> str | None:
+        """``render_mode`` if the env's ``metadata["render_modes"]`` has it (or it is None).
+
+        Raises:
+            ValueError: another mode; the message lists the modes there are.
+        """
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        return render_mode
 
     def render_text(self) -> str:
         """The current state as text (implemented by the env)."""

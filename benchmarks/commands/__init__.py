@@ -1,10 +1,19 @@
-"""Subcommands of ``assembly-gym``: one module each, discovered by :mod:`assembly_gym.benchmarks.cli`."""
+"""Subcommands of ``assembly-gym``, one module each (found by :mod:`assembly_gym.benchmarks.cli`).
+
+Here: flags that several subcommands share, and flags made from a settings dataclass.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import types
+import typing
+from typing import Any, TypeVar
 
-__all__ = ["add_data_source"]
+__all__ = ["add_data_source", "add_dataclass_flags", "dataclass_from_flags"]
+
+Settings = TypeVar("Settings")
 
 
 def add_data_source(parser: argparse.ArgumentParser, data_help: str) -> argparse._ActionsContainer:
@@ -15,3 +24,52 @@ def add_data_source(parser: argparse.ArgumentParser, data_help: str) -> argparse
         "--synthetic", action="store_true", help="the embedded synthetic assembly (the default)"
     )
     return source
+
+
+def add_dataclass_flags(parser: argparse.ArgumentParser, settings: type) -> None:
+    """One flag per field of a settings dataclass, documented by the field's metadata.
+
+    A field ``name`` becomes ``--name`` (underscores as hyphens; metadata ``flag`` overrides),
+    with the field's default and the metadata's ``help`` (and ``metavar``). A ``bool`` is a
+    switch; ``X | None`` takes an X; ``tuple[X, ...]`` takes one or more.
+
+    Args:
+        parser: the command's parser.
+        settings: a dataclass whose fields all have defaults.
+    """
+    hints = typing.get_type_hints(settings)
+    for item in dataclasses.fields(settings):
+        flag = item.metadata.get("flag", "--" + item.name.replace("_", "-"))
+        help_text = item.metadata["help"]
+        kind = _without_none(hints[item.name])
+        if kind is bool:
+            parser.add_argument(flag, dest=item.name, action="store_true", help=help_text)
+            continue
+        nargs = None
+        if typing.get_origin(kind) is tuple:
+            kind, nargs = typing.get_args(kind)[0], "+"
+        parser.add_argument(
+            flag,
+            dest=item.name,
+            type=kind,
+            nargs=nargs,
+            default=item.default,
+            metavar=item.metadata.get("metavar"),
+            help=help_text,
+        )
+
+
+def dataclass_from_flags(settings: type[Settings], args: argparse.Namespace) -> Settings:
+    """The settings that :func:`add_dataclass_flags`'s flags were given (lists as tuples)."""
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(settings):
+        value = getattr(args, item.name)
+        values[item.name] = tuple(value) if isinstance(value, list) else value
+    return settings(**values)
+
+
+def _without_none(kind: Any) -> Any:
+    """``X`` for ``X | None``, else the type itself."""
+    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
+        (kind,) = [arg for arg in typing.get_args(kind) if arg is not type(None)]
+    return kind

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
+from assembly_gym.agents.base import EpisodicAgent
+from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
 from assembly_gym.benchmarks.executor import make_executor
 from assembly_gym.benchmarks.report import write_report
-from assembly_gym.benchmarks.suites import SUITES, Options, Suite, run_suite
+from assembly_gym.benchmarks.suites import SUITES, AgentSpec, Options, Suite, run_suite
 from assembly_gym.benchmarks.suites.base import build_task
 from assembly_gym.core.errors import AssemblyGymError
 
@@ -37,8 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"suites to run: {', '.join(sorted(SUITES))} (default: synthetic, "
         "or unvotes when --data is given)",
     )
+    add_dataclass_flags(parser, Options)
     parser.add_argument(
-        "--data", default=None, help="real data: an unvotes folder or a UN Digital Library CSV"
+        "--agents",
+        nargs="+",
+        default=None,
+        metavar="AGENT",
+        help="run only these agents (names as in the table)",
     )
     parser.add_argument(
         "--out",
@@ -49,36 +58,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--jobs", type=int, default=1, help="parallel worker processes (-1: all cores)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice")
-    parser.add_argument(
-        "--last-train-session",
-        type=int,
-        default=None,
-        help="last training session (default: 60 on real data)",
-    )
-    parser.add_argument(
-        "--countries",
-        nargs="+",
-        default=None,
-        metavar="NAME",
-        help="countries to evaluate (default: all with votes in both periods)",
-    )
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=None,
-        metavar="AGENT",
-        help="run only these agents (names as in the table)",
-    )
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=1000,
-        help="bootstrap resamples for the confidence intervals",
-    )
-    parser.add_argument(
-        "--quick", action="store_true", help="tiny sizes: a smoke test of the whole pipeline"
-    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(run=run)
 
@@ -86,10 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 class _Only:
     """A suite's agents restricted to some names (a picklable callable, for worker processes)."""
 
-    def __init__(self, agents, names: tuple[str, ...]) -> None:
+    def __init__(
+        self, agents: Callable[[Any, Options], Sequence[AgentSpec | EpisodicAgent]],
+        names: tuple[str, ...],
+    ) -> None:  # fmt: skip
         self.agents, self.names = agents, names
 
-    def __call__(self, task, options):
+    def __call__(self, task: Any, options: Options) -> list[AgentSpec | EpisodicAgent]:
         return [spec for spec in self.agents(task, options) if spec.name in self.names]
 
 
@@ -100,16 +82,9 @@ def _restricted(suite: Suite, names: tuple[str, ...] | None) -> Suite:
 def run(args: argparse.Namespace) -> int:
     """Run the suites, print their tables, write the report."""
     names = args.suite or (["unvotes"] if args.data else ["synthetic"])
-    if args.bootstrap < 10:
-        raise AssemblyGymError(f"--bootstrap must be at least 10, got {args.bootstrap}")
-    options = Options(
-        data=args.data,
-        seed=args.seed,
-        last_train_session=args.last_train_session,
-        countries=tuple(args.countries) if args.countries else None,
-        n_bootstrap=args.bootstrap,
-        quick=args.quick,
-    )
+    options = dataclass_from_flags(Options, args)
+    if options.n_bootstrap < 10:
+        raise AssemblyGymError(f"--bootstrap must be at least 10, got {options.n_bootstrap}")
     wanted = tuple(args.agents) if args.agents else None
     executor = make_executor(args.jobs)
     results = []

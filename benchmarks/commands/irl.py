@@ -22,7 +22,7 @@ from assembly_gym.benchmarks.commands import add_data_source
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.persist import atomic_write_text
 from assembly_gym.envs.legislative.data import UNVOTES_FILES, load_roll_call_attributes
-from assembly_gym.envs.legislative.features import FeatureConfig
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.sources import roll_call_data
 
 __all__ = ["register", "run_explain", "run_fit", "run_predict"]
@@ -168,8 +168,8 @@ def run_fit(args: argparse.Namespace) -> int:
 
 
 DEFAULT_REAL_L2 = 1000.0
-"""λ for real data, chosen by ``assembly_gym.benchmarks.experiments.irl_forecast`` inside the training sessions only
-(fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, …, 10,000)."""
+"""λ for real data, chosen by ``assembly-gym experiment irl_forecast`` inside the training
+sessions only (fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, …, 10,000)."""
 
 
 def run_explain(args: argparse.Namespace) -> int:

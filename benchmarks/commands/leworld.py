@@ -23,7 +23,7 @@ from assembly_gym.envs.memory.population import roll_call_experience
 from assembly_gym.world_models.leworld import (
     LeWorldConfig,
     LeWorldMetrics,
-    LeWorldSystem,
+    LeWorldModel,
     evaluate_system,
     held_out_episodes,
     metrics_table,
@@ -150,11 +150,7 @@ def run_train(args: argparse.Namespace) -> int:
         return 2
     experience = roll_call_experience(args.data) if args.population == "experience" else None
     world = MemoryWorld(world_config, experience=experience)
-    config = LeWorldConfig(
-        state_dim=world_config.state_dim,
-        char_dim=world_config.char_dim,
-        sequence_length=world_config.sequence_length,
-    )
+    config = LeWorldConfig()
     if args.quick:
         config = config.quick()
     if args.train_sequences is not None:
@@ -201,7 +197,7 @@ def run_train(args: argparse.Namespace) -> int:
         "quick": args.quick,
         "experience_data": args.data,
     }
-    system.save(args.out, extra=extra)
+    LeWorldModel(system).save(args.out, extra=extra)
     atomic_write_text(args.out / RESULTS, text + "\n")
     print(f"saved to {args.out}")
     return 0
@@ -210,17 +206,18 @@ def run_train(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate a saved system on the held-out sequences it was judged on after training."""
     torch.set_num_threads(args.threads)
-    system = LeWorldSystem.load(args.folder)
-    seed = int(system.extra.get("data_seed", 0))
-    test = held_out_episodes(system.world, system.config, seed)
+    model = LeWorldModel.load(args.folder)
+    system = model.system
+    seed = int(model.extra.get("data_seed", 0))
+    test = held_out_episodes(model.world, system.config, seed)
     rows: dict[str, LeWorldMetrics] = {"loaded": evaluate_system(system, test)}
-    saved = system.extra.get("report", {}).get("metrics", {})
+    saved = model.extra.get("report", {}).get("metrics", {})
     if saved:
         last = list(saved)[-1]
         rows[f"saved ({last})"] = LeWorldMetrics.from_dict(saved[last])
     rows["oracle reads"] = evaluate_system(system, test, read_mode="oracle")
     rows["random reads"] = evaluate_system(system, test, read_mode="random")
-    cfg = system.world.config
+    cfg = model.world_config
     print(
         f"LeWorld from {args.folder}: {cfg.difficulty}, {cfg.population} memory, "
         f"{len(test)} held-out sequences (seed {seed}); "

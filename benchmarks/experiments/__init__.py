@@ -1,1 +1,160 @@
-"""One-command benchmark programs: ``assembly-gym experiment NAME [args]``."""
+"""One-off benchmark programs, each run as ``assembly-gym experiment NAME [args]``.
+
+Every module of this package is an experiment: the program behind a figure of the README or
+the guides. An experiment module has
+
+* a docstring whose first line says what it measures (``assembly-gym experiment --list``
+  prints it; ``--help`` prints the whole docstring);
+* ``add_arguments(parser)``, which adds the experiment's own flags (and may change the
+  default of a common flag with ``parser.set_defaults``);
+* ``run(args)``, which prints its report.
+
+The common flags are added here, once: ``--seed``, ``--threads``, ``--out`` (also write the
+printed report to a file) and ``--quiet``. An experiment on the real votes also takes
+``--data`` (:func:`add_data_argument`, :func:`real_votes`).
+
+Example:
+    >>> from assembly_gym.benchmarks.experiments import EXPERIMENTS, build_parser
+    >>> "throughput" in EXPERIMENTS
+    True
+    >>> build_parser("throughput").parse_args(["--seconds", "0.5"]).seconds
+    0.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import io
+import pkgutil
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TextIO
+
+from threadpoolctl import threadpool_limits
+
+from assembly_gym.core.errors import AssemblyGymError
+from assembly_gym.core.paths import unvotes_dir
+
+__all__ = [
+    "EXPERIMENTS",
+    "add_data_argument",
+    "build_parser",
+    "describe",
+    "load",
+    "main",
+    "real_votes",
+]
+
+EXPERIMENTS: tuple[str, ...] = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)))
+"""The experiments' names: the modules of this package."""
+
+
+def load(name: str) -> ModuleType:
+    """The module of an experiment.
+
+    Raises:
+        AssemblyGymError: when there is no experiment of that name.
+    """
+    if name not in EXPERIMENTS:
+        raise AssemblyGymError(f"unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def describe(name: str) -> str:
+    """An experiment's one-line description (the first line of its docstring)."""
+    return inspect.getdoc(load(name)).splitlines()[0].replace("``", "")
+
+
+def build_parser(name: str) -> argparse.ArgumentParser:
+    """An experiment's parser: the common flags, then its own."""
+    module = load(name)
+    parser = argparse.ArgumentParser(
+        prog=f"assembly-gym experiment {name}",
+        description=inspect.getdoc(module).replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common = parser.add_argument_group("common flags")
+    common.add_argument(
+        "--seed", type=int, default=0, help="seed of its random choices (default: %(default)s)"
+    )
+    common.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="BLAS and OpenMP (torch) threads while it runs (default: %(default)s; None: "
+        "the libraries' own)",
+    )
+    common.add_argument(
+        "--out", type=Path, default=None, metavar="FILE", help="also write its report to FILE"
+    )
+    common.add_argument("--quiet", action="store_true", help="no progress bars")
+    module.add_arguments(parser)
+    return parser
+
+
+def main(name: str, argv: Sequence[str] = ()) -> int:
+    """Parse an experiment's flags and run it; returns the exit code (0)."""
+    module = load(name)
+    args = build_parser(name).parse_args(list(argv))
+    with threadpool_limits(limits=args.threads), _report(args.out):  # None: no limit
+        module.run(args)
+    return 0
+
+
+def add_data_argument(parser: argparse.ArgumentParser) -> None:
+    """``--data DIR``: the real votes (an unvotes folder), for an experiment that needs them."""
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the real votes, an unvotes folder (default: the unvotes folder of "
+        "$ASSEMBLY_GYM_DATA or ../shared/data)",
+    )
+
+
+def real_votes(args: argparse.Namespace) -> Path:
+    """The unvotes folder of ``--data``, else the data folder's.
+
+    Raises:
+        AssemblyGymError: when neither exists.
+    """
+    folder = args.data if args.data is not None else unvotes_dir()
+    if folder is None or not Path(folder).is_dir():
+        where = args.data or "$ASSEMBLY_GYM_DATA or ../shared/data"
+        raise AssemblyGymError(f"real votes not found ({where}): give --data DIR")
+    return Path(folder)
+
+
+class _Tee(io.TextIOBase):
+    """A text stream that writes to several."""
+
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+@contextlib.contextmanager
+def _report(out: Path | None) -> Iterator[None]:
+    """What is printed also goes to ``out`` (folders created), when given."""
+    if out is None:
+        yield
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as file:
+        with contextlib.redirect_stdout(_Tee(sys.stdout, file)):
+            yield

@@ -2,14 +2,14 @@
 
 Train on sessions ≤ 60, test on sessions 61–69 (a forecast: test roll calls are described
 by the training votes only), every agent fitted per country by
-:func:`assembly_gym.benchmarks.harness.evaluate`: the foundation's baselines, the MaxEnt-IRL agent
-(``assembly_gym.agents.irl_agent``, when it imports and runs) and the debate allocator with the default
-:class:`~agents.debate.TrainConfig`. Also prints each country's calibrated allocations.
+:func:`assembly_gym.benchmarks.harness.evaluate`: the foundation's baselines, the MaxEnt-IRL
+agent (``assembly_gym.agents.irl_agent``, when it imports and runs) and the debate allocator
+with the default :class:`~assembly_gym.agents.debate.TrainConfig`. Also prints each country's
+calibrated allocations.
 
-Needs the real data (``$ASSEMBLY_GYM_DATA`` or ``../shared/data``).
+Needs the real data (``--data``, else ``$ASSEMBLY_GYM_DATA`` or ``../shared/data``).
 
-Run:
-    python -m assembly_gym.benchmarks.experiments.debate_real
+Run: ``assembly-gym experiment debate_real [--countries NAME ...] [--data DIR]``
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ import argparse
 import traceback
 
 from assembly_gym.agents.debate import DebateAllocatorAgent, Tendency
+from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import AgentFactory, TemporalSplit, default_agents, evaluate
 from assembly_gym.envs.legislative.sources import roll_call_data
+
+__all__ = ["add_arguments", "irl_factory", "run"]
 
 COUNTRIES = (
     "United States",
@@ -56,13 +59,22 @@ def irl_factory() -> tuple[AgentFactory | None, str]:
     ), "assembly_gym.agents.irl_agent.MaxEntIRLAgent"
 
 
-def main() -> None:
-    """Print the comparison table and the debate's allocations per country."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The split, the countries and the data."""
     parser.add_argument("--last-train-session", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the debate's validation split")
-    args = parser.parse_args()
-    data = roll_call_data("unvotes")
+    parser.add_argument(
+        "--countries",
+        nargs="+",
+        default=COUNTRIES,
+        metavar="NAME",
+        help="countries to evaluate (default: 20 from every region)",
+    )
+    add_data_argument(parser)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print the comparison table and the debate's allocations per country."""
+    data = roll_call_data(real_votes(args))
     split = TemporalSplit.of(data, args.last_train_session)
     agents = default_agents()
     factory, irl_note = irl_factory()
@@ -77,7 +89,7 @@ def main() -> None:
 
     agents["debate"] = debate
     try:
-        result = evaluate(agents, split, countries=COUNTRIES, progress=False)
+        result = evaluate(agents, split, countries=args.countries, progress=False)
     except Exception:  # noqa: BLE001 — rerun without the colleague's agent if it breaks
         if factory is None:
             raise
@@ -86,7 +98,7 @@ def main() -> None:
         )
         del agents["maxent-irl"]
         fitted.clear()
-        result = evaluate(agents, split, countries=COUNTRIES, progress=False)
+        result = evaluate(agents, split, countries=args.countries, progress=False)
     print(f"Data: {data.source}")
     print(f"MaxEnt-IRL agent: {irl_note}")
     print(result.to_markdown())
@@ -102,7 +114,3 @@ def main() -> None:
             f"| {country} | {shares} | {agent.history_.epochs_run} | "
             f"{agent.history_.converged} | {last.accuracy:.3f} | {last.p_value:.1e} |"
         )
-
-
-if __name__ == "__main__":
-    main()

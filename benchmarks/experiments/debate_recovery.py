@@ -3,7 +3,7 @@
 Synthetic actors face the roll calls of a synthetic assembly (their observations are real
 ``RollCall-v0`` feature vectors) but vote by a planted mixture w* of the seven legislative
 tendencies: each decision's tendency is drawn from w*, then its vote from that tendency's
-claim. Debate training (default :class:`~agents.debate.TrainConfig`) should recover w*.
+claim. Debate training (default :class:`~assembly_gym.agents.debate.TrainConfig`) should recover w*.
 
 Printed per observation count: the L1 distance ‖w − w*‖₁ of the debate's allocations, of the
 equal-share start (the baseline), and of the exact bounded maximum-likelihood mixture fitted
@@ -12,9 +12,9 @@ mixture can be expected to do); validation owner accuracy with its binomial p-va
 chance 1/7) and the majority-owner rate; how often the calibrated mixture's posterior owner of
 a vote, argmax_k w_k p_k(y | x), is the tendency that actually cast it (in parentheses: the
 same with the planted w*, the ceiling); epochs to converge; seconds per training run.
+One row per ``--countries`` size: the situations of the assembly's first K countries.
 
-Run:
-    python -m assembly_gym.benchmarks.experiments.debate_recovery [--actors 20] [--seed 0]
+Run: ``assembly-gym experiment debate_recovery [--actors 20] [--countries 1 5] [--seed 0]``
 """
 
 from __future__ import annotations
@@ -35,11 +35,13 @@ from assembly_gym.agents.debate import (
     plant_mixture,
     project_bounded_simplex,
 )
-from assembly_gym.benchmarks.metrics import argmax_random_ties
 from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.metrics import argmax_random_ties
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+
+__all__ = ["ASSEMBLY", "add_arguments", "bounded_mle", "recover", "run"]
 
 ASSEMBLY = SyntheticConfig(n_countries=10, n_sessions=40, roll_calls_per_session=100, seed=3)
 
@@ -65,7 +67,7 @@ def bounded_mle(evidence: np.ndarray, lower: float, upper: float) -> np.ndarray:
     ).x
 
 
-def run(n_countries: int, actors: int, seed: int) -> dict[str, float]:
+def recover(n_countries: int, actors: int, seed: int) -> dict[str, float]:
     """Train on ``actors`` planted actors over the situations of ``n_countries`` countries."""
     assembly = generate_assembly(ASSEMBLY)
     countries = list(assembly.data.country_names[:n_countries])
@@ -113,12 +115,21 @@ def run(n_countries: int, actors: int, seed: int) -> dict[str, float]:
     return {"n": len(situations), **{key: values for key, values in table.items()}}
 
 
-def main() -> None:
-    """Print the recovery table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Actors per size and the sizes."""
     parser.add_argument("--actors", type=int, default=20, help="planted actors per size")
-    parser.add_argument("--seed", type=int, default=0, help="seed of mixtures, votes and splits")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--countries",
+        type=int,
+        nargs="+",
+        default=[1, 5],
+        metavar="K",
+        help="sizes: the situations of the first K countries (default 1 5)",
+    )
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print the recovery table."""
     print(
         f"Synthetic assembly {ASSEMBLY.n_countries} countries × {ASSEMBLY.n_sessions} sessions × "
         f"{ASSEMBLY.roll_calls_per_session} roll calls (seed {ASSEMBLY.seed}); {args.actors} "
@@ -132,8 +143,8 @@ def main() -> None:
         "| epochs (mean / max) | converged | s / run |"
     )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
-    for n_countries in (1, 5):
-        r = run(n_countries, args.actors, args.seed)
+    for n_countries in args.countries:
+        r = recover(n_countries, args.actors, args.seed)
         d = r["debate"]
         print(
             f"| {r['n']:,} | {d.mean():.3f} / {np.median(d):.3f} / {d.max():.3f} "
@@ -146,7 +157,3 @@ def main() -> None:
         )
     print()
     print("Chance owner accuracy 1/7 = 0.143. Goal: L1 ≤ 0.10 and p < 0.001.")
-
-
-if __name__ == "__main__":
-    main()

@@ -3,10 +3,10 @@
 The observations are the first 10,000 ``RollCall-v0`` decisions of a synthetic assembly
 (real feature vectors, the seven legislative tendencies). Timed separately: computing the
 claims (once per training run), one arena epoch (10 full-batch rounds; median of repeats
-after a warm-up), one validation, and a whole default training run.
+after a warm-up), one validation, and a whole default training run. ``--seed`` is the
+synthetic assembly's (default 3).
 
-Run:
-    python -m assembly_gym.benchmarks.experiments.debate_speed [--observations 10000] [--repeats 7]
+Run: ``assembly-gym experiment debate_speed [--observations 10000] [--repeats 7]``
 """
 
 from __future__ import annotations
@@ -27,10 +27,13 @@ from assembly_gym.agents.debate import (
     legislative_agents,
     observations_from_demonstrations,
 )
+from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+
+__all__ = ["add_arguments", "median_seconds", "run"]
 
 
 def median_seconds(function, repeats: int) -> float:
@@ -44,19 +47,22 @@ def median_seconds(function, repeats: int) -> float:
     return float(np.median(times))
 
 
-def main() -> None:
-    """Print the timings."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Observations and repeats; the assembly's seed."""
     parser.add_argument("--observations", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=7)
-    args = parser.parse_args()
+    parser.set_defaults(seed=3)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print the timings."""
     assembly = generate_assembly(
-        SyntheticConfig(n_countries=10, n_sessions=40, roll_calls_per_session=100, seed=3)
+        SyntheticConfig(n_countries=10, n_sessions=40, roll_calls_per_session=100, seed=args.seed)
     )
     demos = rollcall_demonstrations(assembly.data, with_infos=False)
     pooled = observations_from_demonstrations(demos, ObservationLayout(feature_names()))
     if len(pooled) < args.observations:
-        raise SystemExit(f"only {len(pooled)} observations available")
+        raise AssemblyGymError(f"only {len(pooled)} observations available")
     observations = pooled.take(np.arange(args.observations))
     agents = legislative_agents()
     config = TrainConfig()
@@ -108,7 +114,3 @@ def main() -> None:
         f"Goal: an epoch on {len(observations):,} observations under 1 s: "
         f"{'met' if epoch_time < 1.0 else 'NOT met'} ({epoch_time:.3f} s)."
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -8,13 +8,15 @@
    voted in both periods, beside the foundation's baselines and scikit-learn's multinomial
    logistic regression on the same features (the harness, same split, same votes).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.irl_forecast [--l2-grid 3 10 30 100]``
+The sessions 60 and 55 are ``--last-train-session`` and ``--last-fit-session``; the data is
+``--data``, else the data folder's.
+
+Run: ``assembly-gym experiment irl_forecast [--l2-grid 3 10 30 100] [--data DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,16 +25,16 @@ import numpy as np
 import pandas as pd
 
 from assembly_gym.benchmarks.cli import main as cli
+from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
-from assembly_gym.benchmarks.metrics import classification_metrics
-from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.core.errors import AssemblyGymError
+from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, load_unvotes
-from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.irl.rollcall import fit_reward_model
 
-__all__ = ["main", "validate_l2"]
+__all__ = ["add_arguments", "run", "validate_l2"]
 
-LAST_TRAIN, LAST_FIT_FOR_VALIDATION = 60, 55
 FEATURES = FeatureConfig(log_shares=True)  # what `irl fit` uses by default
 METRICS = ("accuracy", "macro_f1", "log_loss")
 
@@ -53,9 +55,11 @@ def _scored(model, data: RollCallData, history: RollCallData) -> float:
     return classification_metrics(np.concatenate(y), np.concatenate(probs))["log_loss"]
 
 
-def validate_l2(train: RollCallData, grid: list[float]) -> tuple[float, dict[float, float]]:
-    """λ with the best validation log-loss (fit ≤ 55, validate 56–60)."""
-    fit_part, validation = train.temporal_split(LAST_FIT_FOR_VALIDATION)
+def validate_l2(
+    train: RollCallData, grid: list[float], last_fit_session: int = 55
+) -> tuple[float, dict[float, float]]:
+    """λ with the best validation log-loss (fit ≤ 55, validate the later training sessions)."""
+    fit_part, validation = train.temporal_split(last_fit_session)
     losses = {}
     for l2 in grid:
         model = fit_reward_model(fit_part, l2=l2, feature_config=FEATURES, standard_errors=False)
@@ -64,22 +68,27 @@ def validate_l2(train: RollCallData, grid: list[float]) -> tuple[float, dict[flo
     return min(losses, key=losses.get), losses
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Validate λ, fit and predict through the CLI, score beside the baselines."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The λ grid, the sessions and the data."""
     parser.add_argument(
         "--l2-grid", type=float, nargs="+", default=[30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]
     )
-    args = parser.parse_args(argv)
-    folder = unvotes_dir()
-    if folder is None:
-        sys.exit("real data not found: set $ASSEMBLY_GYM_DATA or place ../shared/data")
+    parser.add_argument("--last-train-session", type=int, default=60, help="(default 60)")
+    parser.add_argument(
+        "--last-fit-session", type=int, default=55, help="λ's fit part ends here (default 55)"
+    )
+    add_data_argument(parser)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Validate λ, fit and predict through the CLI, score beside the baselines."""
+    folder = real_votes(args)
+    last_train, last_fit = args.last_train_session, args.last_fit_session
     data = load_unvotes(folder)
-    split = TemporalSplit.of(data, LAST_TRAIN)
+    split = TemporalSplit.of(data, last_train)
     print(f"Data {folder}; {split.describe()}")
-    first_validation = LAST_FIT_FOR_VALIDATION + 1
-    print(f"Choosing λ: fit ≤ {LAST_FIT_FOR_VALIDATION}, validate {first_validation}–{LAST_TRAIN}:")
-    l2, _ = validate_l2(split.train, args.l2_grid)
+    print(f"Choosing λ: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}:")
+    l2, _ = validate_l2(split.train, args.l2_grid, last_fit)
     print(f"  chosen λ = {l2:g}")
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
                 "--data",
                 str(folder),
                 "--sessions",
-                f"1-{LAST_TRAIN}",
+                f"1-{last_train}",
                 "--all",
                 "--l2",
                 str(l2),
@@ -135,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     truth = truth[truth["vote"] != ABSENT]
     joined = truth.merge(forecasts, on=["rcid", "country_code"], how="left", validate="one_to_one")
     if joined["p_yes"].isna().any():
-        raise SystemExit("predictions are missing for some test votes")
+        raise AssemblyGymError("predictions are missing for some test votes")
     probs = joined[["p_yes", "p_no", "p_abstain"]].to_numpy()
     probs = probs / probs.sum(axis=1, keepdims=True)  # the CSV keeps 6 decimals
     ours = classification_metrics(joined["vote"].to_numpy(), probs)
@@ -152,7 +161,3 @@ def main(argv: list[str] | None = None) -> None:
         "(loading, features and saving included)."
     )
     print("Goal for maxent-irl: macro-F1 ≥ 0.75 and log-loss ≤ 0.35.")
-
-
-if __name__ == "__main__":
-    main()

@@ -13,7 +13,7 @@ fit, toward the pooled fit of the clustered blocs (blocs from clustering the glo
 no ground truth used), and toward the planted blocs (oracle blocs); λ is chosen by the
 held-out likelihood of the last quarter of the sessions (no ground truth used).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.irl_recovery [--countries 200] [--blocs 8] [--seed 0]``
+Run: ``assembly-gym experiment irl_recovery [--countries 200] [--blocs 8] [--seed 0]``
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from sklearn.metrics import adjusted_rand_score
 
 from assembly_gym.envs.legislative.data import RollCallData
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
-from assembly_gym.envs.legislative.features import content_names
+from assembly_gym.envs.legislative.observation import content_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.irl.analysis import cluster_rewards, reward_correlations
 from assembly_gym.irl.rollcall import fit_reward_model
 
-__all__ = ["main"]
+__all__ = ["add_arguments", "run"]
 
 
 def _heldout_loglik(model, train: RollCallData, test: RollCallData) -> float:
@@ -47,16 +47,17 @@ def _heldout_loglik(model, train: RollCallData, test: RollCallData) -> float:
     return total / count
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Generate, choose λ on held-out sessions, fit three ways, print correlations and ARI."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The synthetic assembly's sizes and the λ grid."""
     parser.add_argument("--countries", type=int, default=200)
     parser.add_argument("--blocs", type=int, default=8)
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--per-session", type=int, default=100)
     parser.add_argument("--l2-grid", type=float, nargs="+", default=[10.0, 30.0, 100.0, 300.0])
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Generate, choose λ on held-out sessions, fit three ways, print correlations and ARI."""
     config = SyntheticConfig(
         n_countries=args.countries,
         n_blocs=args.blocs,
@@ -117,7 +118,3 @@ def main(argv: list[str] | None = None) -> None:
     print("\nr: Pearson correlation of a country's learned and planted weights (bias + content);")
     print("ARI: Ward clustering of the learned weights against the planted blocs.")
     print("Goals: median r ≥ 0.95, ARI ≥ 0.9.")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,13 +1,14 @@
 """Scale: every country on every real vote of sessions 1–69 in one MaxEnt fit.
 
-Loads the real ``unvotes`` data (``$ASSEMBLY_GYM_DATA`` or ``../shared/data``), builds every
-country's ``RollCall-v0`` observations (each session described by the sessions before it)
-and fits all countries in one :func:`assembly_gym.irl.rollcall.fit_reward_model` call (shrinkage toward
-the global pooled fit), with the configuration ``irl fit`` uses on real data (log-scaled
-vote shares, λ validated by ``assembly_gym.benchmarks.experiments.irl_forecast``). Prints the wall time of each
-stage and the peak resident memory of the process (``resource.getrusage``).
+Loads the real ``unvotes`` data (``--data``, else ``$ASSEMBLY_GYM_DATA`` or
+``../shared/data``), builds every country's ``RollCall-v0`` observations (each session
+described by the sessions before it) and fits all countries in one
+:func:`assembly_gym.irl.rollcall.fit_reward_model` call (shrinkage toward the global pooled
+fit), with the configuration ``irl fit`` uses on real data (log-scaled vote shares, λ
+validated by the ``irl_forecast`` experiment). Prints the wall time of each stage and the
+peak resident memory of the process (``resource.getrusage``).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.irl_scale [--l2 10] [--standard-errors]``
+Run: ``assembly-gym experiment irl_scale [--l2 10] [--standard-errors] [--data DIR]``
 """
 
 from __future__ import annotations
@@ -15,31 +16,33 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import sys
 import time
 
 from assembly_gym.benchmarks.commands.irl import DEFAULT_REAL_L2
-from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.envs.legislative.data import load_unvotes
-from assembly_gym.envs.legislative.features import FeatureConfig
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.irl.rollcall import fit_reward_model
 
-__all__ = ["main"]
+__all__ = ["add_arguments", "run"]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Load, fit, print times and peak memory."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--l2", type=float, default=DEFAULT_REAL_L2)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The prior, standard errors and the data."""
+    parser.add_argument(
+        "--l2", type=float, default=DEFAULT_REAL_L2, help="prior precision (default %(default)s)"
+    )
     parser.add_argument(
         "--standard-errors",
         action="store_true",
         help="also compute Laplace standard errors (as `irl fit` does)",
     )
-    args = parser.parse_args(argv)
-    folder = unvotes_dir()
-    if folder is None:
-        sys.exit("real data not found: set $ASSEMBLY_GYM_DATA or place ../shared/data")
+    add_data_argument(parser)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Load, fit, print times and peak memory."""
+    folder = real_votes(args)
     began = time.perf_counter()
     data = load_unvotes(folder)
     loaded = time.perf_counter()
@@ -66,7 +69,3 @@ def main(argv: list[str] | None = None) -> None:
         f"total {done - began:.1f} s (goal: under 60 s)"
     )
     print(f"peak resident memory {peak:.0f} MiB")
-
-
-if __name__ == "__main__":
-    main()

@@ -14,7 +14,7 @@ log-likelihood per step of each learned policy (beside that of the true reward).
 imitation's reward is state-only by design and its gradient counts H + 1 visited states
 while its planner rewards H (a bias at short horizons).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.irl_speed [--seed 0] [--time-limit 300] [--states 50 500 5000]``
+Run: ``assembly-gym experiment irl_speed [--seed 0] [--time-limit 300] [--states 50 500 5000]``
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from assembly_gym.irl.mdp import (
     soft_value_iteration,
 )
 
-__all__ = ["main", "run_one"]
+__all__ = ["add_arguments", "run", "run_one"]
 
 N_ACTIONS, N_FEATURES, N_TRAJECTORIES, REPEATS = 5, 8, 1000, 3
 
@@ -116,10 +116,8 @@ def run_one(n_states: int, horizon: int, seed: int, time_limit: float) -> dict[s
     return row
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run every MDP size and horizon and print one table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=0)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The MDP sizes and horizons, and imitation's time limit."""
     parser.add_argument(
         "--time-limit",
         type=float,
@@ -128,7 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--states", type=int, nargs="+", default=[50, 500, 5000])
     parser.add_argument("--horizons", type=int, nargs="+", default=[4, 20])
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run every MDP size and horizon and print one table."""
     run_one(10, 2, args.seed, time_limit=60.0)  # warm-up: imports, BLAS discovery (both sides)
     print(
         f"Random tabular MDPs, {N_ACTIONS} actions, {N_FEATURES} features, "
@@ -160,7 +161,3 @@ def main(argv: list[str] | None = None) -> None:
                 f"{r['imitation_heldout']:>14.5f} {r['truth_heldout']:>13.5f}",
                 flush=True,
             )
-
-
-if __name__ == "__main__":
-    main()

@@ -18,8 +18,9 @@ paired difference of the system with and without the request. ``--still-control`
 trains the memory-less MLP on the same world with still regions (``hopping=False``, the
 issue's literal equation), where the states reveal the seed and memory should not matter.
 
-Run: ``python -m assembly_gym.benchmarks.experiments.leworld_memory --checkpoint runs/leworld`` (a folder written
-by ``assembly-gym leworld train``).
+Run: ``assembly-gym experiment leworld_memory --checkpoint runs/leworld`` (a folder written by
+``assembly-gym leworld train``). ``--seed``: the data seed of the sequences and the baselines
+(default None: the checkpoint's, whose held-out sequences the system was judged on).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ import time
 from dataclasses import replace
 
 import numpy as np
-import torch
 
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld
 from assembly_gym.world_models.leworld import (
+    LeWorldModel,
     LeWorldSystem,
     fit_memoryless,
     held_out_episodes,
@@ -42,7 +43,7 @@ from assembly_gym.world_models.leworld import (
     sequence_mse,
 )
 
-__all__ = ["analytic_memoryless_mse", "main"]
+__all__ = ["add_arguments", "analytic_memoryless_mse", "run"]
 
 
 def analytic_memoryless_mse(world: MemoryWorld, train: Episodes, test: Episodes) -> np.ndarray:
@@ -54,9 +55,8 @@ def analytic_memoryless_mse(world: MemoryWorld, train: Episodes, test: Episodes)
     return ((prediction - test.states[:, 1:]) ** 2).mean(axis=(1, 2))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Print the table of per-sequence MSEs and the paired differences."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The checkpoint, the baseline's epochs and the control; one thread by default."""
     parser.add_argument(
         "--checkpoint", required=True, help="a folder written by `assembly-gym leworld train`"
     )
@@ -71,19 +71,22 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also fit the memory-less MLP on the same world with still regions",
     )
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    system = LeWorldSystem.load(args.checkpoint)
-    world, config = system.world, system.config
-    seed = int(system.extra.get("data_seed", 0))
+    parser.set_defaults(seed=None, threads=1)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print the table of per-sequence MSEs and the paired differences."""
+    model = LeWorldModel.load(args.checkpoint)
+    system, world, config = model.system, model.world, model.system.config
+    seed = int(model.extra.get("data_seed", 0)) if args.seed is None else args.seed
     test = held_out_episodes(world, config, seed)
     data = make_datasets(world, config, seed)
     floor = noise_floor(test)
     started = time.perf_counter()
     epochs = args.memoryless_epochs or config.phase1_epochs + config.phase2_epochs
-    baseline = fit_memoryless(system, data, epochs=epochs, seed=seed, progress=not args.quiet)
+    baseline = fit_memoryless(
+        world, system, data, epochs=epochs, seed=seed, progress=not args.quiet
+    )
     baseline_seconds = time.perf_counter() - started
     rows = {
         "LeWorld system" + (" (with info request)" if system.use_query else ""): sequence_mse(
@@ -140,16 +143,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.still_control:
         still = MemoryWorld(replace(world.config, hopping=False), memory=world.memory)
         still_data = make_datasets(still, config, seed)
-        still_system = LeWorldSystem(still, config, seed=seed)  # same size as `system`
+        # the same size as `system`
+        still_system = LeWorldSystem(still.config, still.memory, config, seed=seed)
         control = fit_memoryless(
-            still_system, still_data, epochs=epochs, seed=seed, progress=not args.quiet
+            still, still_system, still_data, epochs=epochs, seed=seed, progress=not args.quiet
         )
         mse = sequence_mse(control, still_data.test)
         print(
             f"Control, still regions (hopping=False): memory-less MLP MSE {mse.mean():.5f} = "
             f"{mse.mean() / noise_floor(still_data.test).mean():.2f} × its noise floor"
         )
-
-
-if __name__ == "__main__":
-    main()

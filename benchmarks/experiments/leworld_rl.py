@@ -9,7 +9,7 @@ perfect read on easy). Readers: uniform random reads, PPO (deterministic), the t
 (the read of the most confident small model) and the oracle (the window of the first
 relevant region: the best single read).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.leworld_rl --checkpoint runs/leworld [--timesteps 200000]``
+Run: ``assembly-gym experiment leworld_rl --checkpoint runs/leworld [--timesteps 200000]``
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-import torch
 from scipy import stats
 from stable_baselines3 import PPO
 
 from assembly_gym.envs.memory import MemoryDynamicsEnv
-from assembly_gym.world_models.leworld import LeWorldSystem
+from assembly_gym.world_models.leworld import LeWorldModel
 
-__all__ = ["evaluate_reader", "main"]
+__all__ = ["add_arguments", "evaluate_reader", "run"]
 
 Reader = Callable[[np.ndarray, MemoryDynamicsEnv], np.ndarray]
 _EVAL_SEED = 10_000
@@ -54,9 +53,8 @@ def evaluate_reader(reader: Reader, env: MemoryDynamicsEnv, episodes: int) -> di
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Train PPO, evaluate every reader on the same episodes, print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The checkpoint, PPO's steps and the evaluation episodes; one thread by default."""
     parser.add_argument(
         "--checkpoint", required=True, help="a folder written by `assembly-gym leworld train`"
     )
@@ -66,15 +64,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--episodes", type=int, default=200, help="held-out evaluation episodes (default 200)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="PPO seed (default 0)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    system = LeWorldSystem.load(args.checkpoint)
-    env = MemoryDynamicsEnv(world=system.world)
+    parser.set_defaults(threads=1)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Train PPO, evaluate every reader on the same episodes, print the table."""
+    leworld = LeWorldModel.load(args.checkpoint)
+    env = MemoryDynamicsEnv(world=leworld.world)
     started = time.perf_counter()
     model = PPO(
-        "MlpPolicy", MemoryDynamicsEnv(world=system.world), seed=args.seed, verbose=0, device="cpu"
+        "MlpPolicy", MemoryDynamicsEnv(world=leworld.world), seed=args.seed, verbose=0, device="cpu"
     )
     model.learn(total_timesteps=args.timesteps)
     ppo_minutes = (time.perf_counter() - started) / 60
@@ -90,10 +89,10 @@ def main(argv: list[str] | None = None) -> None:
         f"PPO ({args.timesteps:,} steps)": lambda obs, env: model.predict(obs, deterministic=True)[
             0
         ],
-        "trained SLM (most confident)": lambda obs, env: system.choose_reads(obs)[0],
+        "trained SLM (most confident)": lambda obs, env: leworld.choose_reads(obs)[0],
         "oracle (first relevant window)": oracle,
     }
-    cfg = system.world.config
+    cfg = leworld.world_config
     print(
         f"MemoryDynamics-v0 ({cfg.difficulty}, {cfg.population} memory of {cfg.num_words} words), "
         f"{args.episodes} held-out episodes (env seeds {_EVAL_SEED}…), PPO seed {args.seed}, "
@@ -111,7 +110,3 @@ def main(argv: list[str] | None = None) -> None:
             f"| {result['hit_rate']:.3f} |"
         )
     print(f"noise floor (mean −ε²): {floor:+.5f}")
-
-
-if __name__ == "__main__":
-    main()

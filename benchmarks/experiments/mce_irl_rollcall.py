@@ -1,26 +1,29 @@
 """imitation's MCE-IRL on roll calls against our linear MaxEnt IRL: same model, same votes.
 
-The synthetic suite's ``imitation MCE-IRL`` row (:class:`assembly_gym.agents.imitation_agents.MCEIRLAgent`)
-encodes each country's last ``--max-decisions`` training roll calls as a tabular MDP whose
-state reward is a reward over φ(s, a) (:func:`assembly_gym.irl.imitation_compat.decision_mdp`), so that
-imitation learns a multinomial logit. This script checks that claim on the embedded
-synthetic assembly (default configuration, ``--seed``; train sessions 1–15, test 16–20) for
-the suite's first ``--countries`` countries, all fitted on the same decisions:
+The synthetic suite's ``imitation MCE-IRL`` row
+(:class:`assembly_gym.agents.imitation_agents.MCEIRLAgent`) encodes each country's last
+``--max-decisions`` training roll calls as a tabular MDP whose state reward is a reward over
+φ(s, a) (:func:`assembly_gym.irl.imitation_compat.decision_mdp`), so that imitation learns a
+multinomial logit. This experiment checks that claim on the embedded synthetic assembly
+(default configuration, ``--seed``; train sessions 1–15, test 16–20; ``--quick``: the
+suite's small assembly) for the suite's first ``--countries`` countries, all fitted on the
+same decisions:
 
 * imitation's MCEIRL as the agent runs it (Adam, lr 0.01, 1,000 steps, weight decay
   ``l2 / N``: a Gaussian prior of precision ``--l2`` on the raw-feature weights);
-* our exact linear MaxEnt IRL (:func:`assembly_gym.irl.maxent.fit_maxent`, L-BFGS) with the same prior —
-  the optimum imitation's steps should reach: the table gives the gap of imitation's
+* our exact linear MaxEnt IRL (:func:`assembly_gym.irl.maxent.fit_maxent`, L-BFGS) with the
+  same prior — the optimum imitation's steps should reach: the table gives the gap of imitation's
   penalised log-likelihood per vote to it and the largest weight difference;
-* :class:`~agents.irl_agent.MaxEntIRLAgent` (standardised features, λ = 10, shrinkage toward
-  the countries' pooled fit) on the same windows, and on all training votes (the suite's
-  ``maxent-irl (linear)`` row);
+* :class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent` (standardised features, λ = 10, shrinkage
+  toward the countries' pooled fit) on the same windows, and on all training votes (the
+  suite's ``maxent-irl (linear)`` row);
 * the per-country majority and a uniform guess, for scale.
 
 Printed: held-out log-loss (test sessions, the countries' every vote), accuracy and fit time
-per method, summed over the countries. One BLAS and torch thread for every method.
+per method, summed over the countries. One BLAS and torch thread for every method (the
+default ``--threads 1``).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.mce_irl_rollcall [--countries 10] [--max-decisions 200] [--seed 0]``
+Run: ``assembly-gym experiment mce_irl_rollcall [--countries 10] [--max-decisions 200] [--seed 0]``
 """
 
 from __future__ import annotations
@@ -30,22 +33,21 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from assembly_gym.agents.base import stack_demonstrations
 from assembly_gym.agents.baselines import MajorityAgent
 from assembly_gym.agents.imitation_agents import MCEIRLAgent
 from assembly_gym.agents.irl_agent import LinearRewardAgent, MaxEntIRLAgent
 from assembly_gym.benchmarks.suites import SUITES, Options
 from assembly_gym.benchmarks.suites.base import Task, build_task
+from assembly_gym.envs.legislative.demonstrations import Demonstration
 from assembly_gym.irl.maxent import decision_problem, fit_maxent
 
-__all__ = ["main"]
+__all__ = ["add_arguments", "run"]
 
 
 def _window(task: Task, country: str, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A country's last ``size`` training decisions: obs (N, d), actions (N,), masks (N, A)."""
-    obs, acts, masks = stack_demonstrations(task.train[country])
+    obs, acts, masks = Demonstration.stack(task.train[country])
     return obs[-size:], acts[-size:], masks[-size:]
 
 
@@ -65,15 +67,20 @@ def _penalised_loglik(theta: np.ndarray, obs: np.ndarray, acts: np.ndarray, l2: 
     return float(loglik - 0.5 * l2 * np.sum(agent.theta_**2) / len(acts))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Fit every method on the same windows and print one table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Countries, the training window and the prior; one thread by default."""
     parser.add_argument("--countries", type=int, default=10, help="the suite's first K countries")
     parser.add_argument("--max-decisions", type=int, default=200, help="training window (votes)")
     parser.add_argument("--l2", type=float, default=1.0, help="prior precision (raw weights)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic assembly")
-    args = parser.parse_args(argv)
-    task = build_task(SUITES["synthetic"], Options(seed=args.seed))
+    parser.add_argument(
+        "--quick", action="store_true", help="the synthetic suite's small assembly (a smoke test)"
+    )
+    parser.set_defaults(threads=1)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Fit every method on the same windows and print one table."""
+    task = build_task(SUITES["synthetic"], Options(seed=args.seed, quick=args.quick))
     countries = task.countries[: args.countries]
     windows = {c: _window(task, c, args.max_decisions) for c in countries}
     rows: dict[str, dict[str, list]] = {}
@@ -87,40 +94,39 @@ def main(argv: list[str] | None = None) -> None:
         row["seconds"].append(seconds)
 
     gaps, differences = [], []
-    with threadpool_limits(limits=1):
+    began = time.perf_counter()
+    window_fit = MaxEntIRLAgent.fit_countries(
+        {c: [_as_demo(task, c, windows[c])] for c in countries}
+    )
+    window_seconds = (time.perf_counter() - began) / len(countries)
+    began = time.perf_counter()
+    full_fit = MaxEntIRLAgent.fit_countries({c: task.train[c] for c in countries})
+    full_seconds = (time.perf_counter() - began) / len(countries)
+    for country in countries:
+        obs, acts, masks = windows[country]
+        test_obs, _, test_masks = task.test_arrays(country)
         began = time.perf_counter()
-        window_fit = MaxEntIRLAgent.fit_countries(
-            {c: [_as_demo(task, c, windows[c])] for c in countries}
+        mce = MCEIRLAgent(
+            task.n_actions, max_decisions=args.max_decisions, l2=args.l2, seed=args.seed
+        ).fit(task.train[country])
+        record("imitation MCE-IRL", country, mce, time.perf_counter() - began)
+        began = time.perf_counter()
+        fit = fit_maxent(
+            *decision_problem([obs], [acts], [masks]), l2=args.l2, shrinkage="none",
+            standardise=False, standard_errors=False, tol=1e-8,
+        )  # fmt: skip
+        exact = LinearRewardAgent(task.n_actions)
+        exact.theta_ = fit.theta[0]
+        record("ours (exact L-BFGS), same prior", country, exact, time.perf_counter() - began)
+        gaps.append(
+            _penalised_loglik(exact.theta_, obs, acts, args.l2)
+            - _penalised_loglik(mce.theta_, obs, acts, args.l2)
         )
-        window_seconds = (time.perf_counter() - began) / len(countries)
-        began = time.perf_counter()
-        full_fit = MaxEntIRLAgent.fit_countries({c: task.train[c] for c in countries})
-        full_seconds = (time.perf_counter() - began) / len(countries)
-        for country in countries:
-            obs, acts, masks = windows[country]
-            test_obs, _, test_masks = task.test_arrays(country)
-            began = time.perf_counter()
-            mce = MCEIRLAgent(
-                task.n_actions, max_decisions=args.max_decisions, l2=args.l2, seed=args.seed
-            ).fit(task.train[country])
-            record("imitation MCE-IRL", country, mce, time.perf_counter() - began)
-            began = time.perf_counter()
-            fit = fit_maxent(
-                *decision_problem([obs], [acts], [masks]), l2=args.l2, shrinkage="none",
-                standardise=False, standard_errors=False, tol=1e-8,
-            )  # fmt: skip
-            exact = LinearRewardAgent(task.n_actions)
-            exact.theta_ = fit.theta[0]
-            record("ours (exact L-BFGS), same prior", country, exact, time.perf_counter() - began)
-            gaps.append(
-                _penalised_loglik(exact.theta_, obs, acts, args.l2)
-                - _penalised_loglik(mce.theta_, obs, acts, args.l2)
-            )
-            differences.append(np.abs(mce.theta_ - mce.theta_.mean(axis=0) - exact.theta_).max())
-            record("maxent-irl (linear), same window", country, window_fit[country], window_seconds)
-            record("maxent-irl (linear), all training votes", country, full_fit[country],
-                   full_seconds)  # fmt: skip
-            record("majority", country, MajorityAgent(task.n_actions).fit(task.train[country]), 0.0)
+        differences.append(np.abs(mce.theta_ - mce.theta_.mean(axis=0) - exact.theta_).max())
+        record("maxent-irl (linear), same window", country, window_fit[country], window_seconds)
+        record("maxent-irl (linear), all training votes", country, full_fit[country],
+               full_seconds)  # fmt: skip
+        record("majority", country, MajorityAgent(task.n_actions).fit(task.train[country]), 0.0)
     n_test = sum(len(task.test_arrays(c)[1]) for c in countries)
     print(
         f"Synthetic assembly (seed {args.seed}): {task.split}. Countries: the suite's first "
@@ -137,7 +143,3 @@ def main(argv: list[str] | None = None) -> None:
         f"{np.median(gaps):.1e}, max {np.max(gaps):.1e} nats; largest weight difference: "
         f"median {np.median(differences):.1e}, max {np.max(differences):.1e}."
     )
-
-
-if __name__ == "__main__":
-    main()

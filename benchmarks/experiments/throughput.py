@@ -1,15 +1,14 @@
 """Env steps per second of every ``assembly/`` env, single and vectorised, beside CartPole-v1.
 
 Single envs are made with ``gym.make``, vectorised ones with ``gym.make_vec`` in the mode
-that builds the native batched versions (:func:`assembly_gym.envs.registration.make_native_vec`), all in
-the same run. Each is
-stepped with a fixed action that is valid in every state, so the loop measures the env, not
-an agent; a vectorised step of N sub-envs counts as N steps. Ratios are to CartPole-v1.
-A Deliberation-v0 step also draws the response of every other country (about 190 on the
-real data, 40 on the synthetic default): its rate is also printed in country decisions
-per second.
+that builds the native batched versions (:func:`assembly_gym.envs.registration.make_native_vec`),
+all in the same run. Each is stepped with a fixed action that is valid in every state, so the
+loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps. Ratios
+are to CartPole-v1. A Deliberation-v0 step also draws the response of every other country
+(about 190 on the real data, 40 on the synthetic default): its rate is also printed in
+country decisions per second.
 
-Run: ``python -m assembly_gym.benchmarks.experiments.throughput [--seconds 3] [--num-envs 1024]``
+Run: ``assembly-gym experiment throughput [--seconds 3] [--num-envs 1024]``
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ import numpy as np
 import assembly_gym  # noqa: F401  (registers the assembly/ ids)
 from assembly_gym.envs.registration import make_native_vec
 
-__all__ = ["main", "measure", "measure_vector"]
+__all__ = ["add_arguments", "measure", "measure_vector", "run"]
 
 ENVS = {  # env id → an action valid in every state
     "CartPole-v1": 0,
@@ -78,16 +77,20 @@ def measure_vector(
     return steps / (time.perf_counter() - start)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Print steps per second and the ratio to CartPole-v1."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The wall time per env and the vector envs' size."""
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per env")
     parser.add_argument("--num-envs", type=int, default=1024, help="sub-envs of the vector envs")
-    args = parser.parse_args(argv)
-    rates = {env_id: measure(env_id, action, args.seconds) for env_id, action in ENVS.items()}
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print steps per second and the ratio to CartPole-v1."""
+    rates = {
+        env_id: measure(env_id, action, args.seconds, args.seed) for env_id, action in ENVS.items()
+    }
     for env_id in VECTOR_ENVS:
         label = f"{env_id} ×{args.num_envs} (vector)"
-        rates[label] = measure_vector(env_id, ENVS[env_id], args.num_envs, args.seconds)
+        rates[label] = measure_vector(env_id, ENVS[env_id], args.num_envs, args.seconds, args.seed)
     reference = rates["CartPole-v1"]
     print(f"{'env':<44} {'steps/s':>12} {'× CartPole-v1':>14}")
     for env_id, rate in rates.items():
@@ -95,7 +98,3 @@ def main(argv: list[str] | None = None) -> None:
     voters = gym.make("assembly/Deliberation-v0").unwrapped.records.n_countries
     for env_id in [e for e in rates if e.startswith("assembly/Deliberation-v0")]:
         print(f"{env_id}: {rates[env_id] * voters:,.0f} country decisions/s ({voters} countries)")
-
-
-if __name__ == "__main__":
-    main()

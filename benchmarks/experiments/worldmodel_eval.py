@@ -3,19 +3,22 @@
 Two data sets, one run:
 
 * the synthetic default (all 96,000 ``Deliberation-v0`` transitions of the embedded
-  assembly), split 60/20/20 by resolution (seeded);
-* the real votes (every plenary transition of a member country, sessions 1–69): train and
-  validation (80/20 by resolution) on sessions ≤ 60, test on sessions 61–69.
+  assembly; ``--sessions``: a shorter assembly, for a smoke test), split 60/20/20 by
+  resolution (seeded);
+* the real votes (every plenary transition of a member country, sessions 1–69; ``--data``,
+  else the data folder's, when there is one): train and validation (80/20 by resolution) on
+  sessions ≤ 60, test on sessions 61–69.
 
 Both models fit on the same training part; the ensemble stops early on the validation part;
-both are scored by :func:`assembly_gym.world_models.evaluation.evaluate_world_model` on the test part.
+both are scored by :func:`assembly_gym.world_models.evaluation.evaluate_world_model` on the
+test part.
 The goals of issue 4 are checked and printed with the figures; on the synthetic data the
 goal figures are repeated for more split and model seeds (160 test resolutions make the
 adoption rate itself uncertain by about 2 percentage points). For context on the real
 test, the real yes-share distribution of the last training sessions is compared with the
 test one (how much the tallies themselves shift over time).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.worldmodel_eval [--env Deliberation-v0] [--seed 0] [--threads 1]``
+Run: ``assembly-gym experiment worldmodel_eval [--env Deliberation-v0] [--seed 0] [--threads 1]``
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ import numpy as np
 import torch
 from scipy import stats
 
+from assembly_gym.benchmarks.experiments import add_data_argument
 from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.world_models.base import Transitions
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.evaluation import (
@@ -43,12 +48,12 @@ from assembly_gym.world_models.heads import HeadModel
 from assembly_gym.world_models.mlp import MLPEnsemble
 from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, split_transitions
 
-__all__ = ["compare", "goal_lines", "main", "seed_spread"]
+__all__ = ["add_arguments", "compare", "goal_lines", "run", "seed_spread"]
 
 
 def compare(
     train: Transitions, validation: Transitions, test: Transitions, *, seed: int,
-    threads: int | None, progress: bool = True,
+    threads: int | None, max_epochs: int = 40, progress: bool = True,
 ) -> tuple[dict[str, Evaluation], dict[str, float]]:  # fmt: skip
     """Fit both models on ``train`` (the ensemble stops on ``validation``), score on ``test``.
 
@@ -57,7 +62,7 @@ def compare(
     """
     models: dict[str, HeadModel] = {
         "EmpiricalModel": EmpiricalModel(seed=seed),
-        "MLPEnsemble": MLPEnsemble(seed=seed, threads=threads),
+        "MLPEnsemble": MLPEnsemble(seed=seed, threads=threads, max_epochs=max_epochs),
     }
     results, seconds = {}, {}
     for name, model in models.items():
@@ -126,22 +131,22 @@ def _shift_reference(transitions: Transitions, last_train_session: int, window: 
             f"resolutions, " + "; ".join(parts))  # fmt: skip
 
 
-def run(env: str, data: Any, *, seed: int, threads: int | None) -> None:
-    """Build, split, compare, print one data set."""
-    start = time.perf_counter()
-    transitions = env_transitions(env, data, progress=True)
+def report(env: str, data: Any, args: argparse.Namespace, *, real: bool) -> None:
+    """Build, split, compare, print one data set (the real votes, or a synthetic assembly)."""
+    seed, start = args.seed, time.perf_counter()
+    transitions = env_transitions(env, data, progress=not args.quiet)
     built = time.perf_counter() - start
-    real = data is not None
     last = 60 if real else None
     train, validation, test = split_transitions(transitions, last_train_session=last, seed=seed)
-    label = "real votes (unvotes, sessions 1–69)" if real else "synthetic default assembly"
+    label = "real votes (unvotes, sessions 1–69)" if real else _synthetic_label(args.sessions)
     split = ("train+validation sessions ≤ 60 (80/20 by resolution), test sessions 61–69"
              if real else "60/20/20 by resolution")  # fmt: skip
     print(f"\n## {env} — {label}")
     print(f"transitions: {len(transitions):,} (built in {built:.1f} s); split {split}, "
           f"seed {seed}: train {len(train):,}, validation {len(validation):,}, "
           f"test {len(test):,}")  # fmt: skip
-    results, seconds = compare(train, validation, test, seed=seed, threads=threads)
+    results, seconds = compare(train, validation, test, seed=seed, threads=args.threads,
+                               max_epochs=args.max_epochs, progress=not args.quiet)  # fmt: skip
     print(evaluation_table(results, {"fit seconds": seconds}))
     print("goals:")
     print("\n".join(goal_lines(results)))
@@ -149,44 +154,62 @@ def run(env: str, data: Any, *, seed: int, threads: int | None) -> None:
         print(_shift_reference(transitions, last))
 
 
-def seed_spread(env: str, seeds: Sequence[int], threads: int | None) -> None:
-    """The goal figures on the synthetic default for several split and model seeds."""
-    transitions = env_transitions(env, None)
+def seed_spread(env: str, data: Any, seeds: Sequence[int], args: argparse.Namespace) -> None:
+    """The goal figures on a synthetic assembly for several split and model seeds."""
+    transitions = env_transitions(env, data)
     keys = ("nll", "vote_share_mae_pp", "adoption_gap_pp", "yes_share_gap_pp", "yes_share_ks_p")
-    print(f"\n## {env} — synthetic default, goal figures over split/model seeds {list(seeds)}")
+    label = _synthetic_label(args.sessions).removesuffix(" assembly")
+    print(f"\n## {env} — {label}, goal figures over split/model seeds {list(seeds)}")
     print("| seed | model | " + " | ".join(METRIC_LABELS[k] for k in keys) + " |")
     print("|---:|:---|" + "---:|" * len(keys))
     for seed in seeds:
         train, validation, test = split_transitions(transitions, seed=seed)
-        results, _ = compare(train, validation, test, seed=seed, threads=threads, progress=False)
+        results, _ = compare(train, validation, test, seed=seed, threads=args.threads,
+                             max_epochs=args.max_epochs, progress=False)  # fmt: skip
         for name, result in results.items():
             cells = " | ".join(f"{result.metrics[k]:.3g}" for k in keys)
             print(f"| {seed} | {name} | {cells} |", flush=True)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Print the evaluation tables on the synthetic default and, if present, the real votes."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The env, the extra seeds, the real data and the ensemble's epoch limit."""
     parser.add_argument("--env", default="Deliberation-v0", choices=ENV_NAMES)
-    parser.add_argument("--seed", type=int, default=0, help="seed of splits, models, rollouts")
     parser.add_argument("--spread-seeds", type=int, nargs="*", default=[1, 2],
                         help="more seeds for the synthetic goal figures (none: skip)")  # fmt: skip
-    parser.add_argument("--threads", type=int, default=None,
-                        help="torch threads for the ensemble (default: torch's)")  # fmt: skip
+    add_data_argument(parser)
     parser.add_argument("--no-real", action="store_true", help="skip the real votes")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--max-epochs", type=int, default=40, help="the ensemble's epoch limit (default 40)"
+    )
+    parser.add_argument(
+        "--sessions", type=int, default=None, help="sessions of the synthetic assembly (default 20)"
+    )
+
+
+def _synthetic_label(sessions: int | None) -> str:
+    return (
+        "synthetic default assembly"
+        if sessions is None
+        else f"synthetic assembly ({sessions} sessions)"
+    )
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print the evaluation tables on the synthetic default and, if present, the real votes."""
     print(f"# World models on held-out data ({args.env})")
     print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; torch "
           f"{torch.__version__}, {args.threads or torch.get_num_threads()} thread(s)")  # fmt: skip
-    run(args.env, None, seed=args.seed, threads=args.threads)
+    synthetic = (
+        None
+        if args.sessions is None
+        else generate_assembly(SyntheticConfig(n_sessions=args.sessions))
+    )
+    report(args.env, synthetic, args, real=False)
     if args.spread_seeds:
-        seed_spread(args.env, [args.seed, *args.spread_seeds], args.threads)
+        seed_spread(args.env, synthetic, [args.seed, *args.spread_seeds], args)
     if not args.no_real:
-        if unvotes_dir() is None:
+        folder = args.data or unvotes_dir()
+        if folder is None:
             print("\nreal votes not found (../shared/data or $ASSEMBLY_GYM_DATA): skipped")
         else:
-            run(args.env, "unvotes", seed=args.seed, threads=args.threads)
-
-
-if __name__ == "__main__":
-    main()
+            report(args.env, folder, args, real=True)

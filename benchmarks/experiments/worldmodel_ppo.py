@@ -1,7 +1,9 @@
-"""Rollout consistency: PPO trained in ``Simulator-v0`` and in the data-driven ``Deliberation-v0``.
+"""Rollout consistency: PPO trained in ``Simulator-v0`` and in the data-driven env.
 
-Data: the synthetic default assembly (its resolution records have all three stages). A
-``MLPEnsemble`` is trained on 60 % of the resolutions (20 % for early stopping) and run as
+Data: the synthetic default assembly (its resolution records have all three stages;
+``--sessions``: a shorter one, for a smoke test). A
+``MLPEnsemble`` (``--seed``: of the model and the split) is trained on 60 % of the
+resolutions (20 % for early stopping) and run as
 ``assembly/Simulator-v0``; ``assembly/Deliberation-v0`` is the data-driven env (other
 countries from its frequency tables fitted on all records). Episodes start from a random
 country and resolution in both.
@@ -12,33 +14,33 @@ exceeds the no share), −1 on the losing side, 0 for abstaining, not voting and
 stage. The best return is 2 per episode; an agent must foresee close votes.
 
 Agents: stable-baselines3 PPO (``MlpPolicy``, the same hyperparameters), one per env and
-seed, ``--timesteps`` steps each. Every agent (deterministic) and two baselines (a random
-valid action; always YES at votes) are evaluated for ``--episodes`` episodes in both envs
-with the same evaluation seeds. Goal: the agent trained in the simulator reaches a return
-in the data-driven env within 5 % of the agent trained there.
+seed of ``--seeds``, ``--timesteps`` steps each. Every agent (deterministic) and two
+baselines (a random valid action; always YES at votes) are evaluated for ``--episodes``
+episodes in both envs with the same evaluation seeds. Goal: the agent trained in the
+simulator reaches a return in the data-driven env within 5 % of the agent trained there.
 
-Run: ``python -m assembly_gym.benchmarks.experiments.worldmodel_ppo [--seeds 0 1 2] [--timesteps 30000]``
+Run: ``assembly-gym experiment worldmodel_ppo [--seeds 0 1 2] [--timesteps 30000]``
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import torch
 from stable_baselines3 import PPO
 
 import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.spaces import Action
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.world_models.mlp import MLPEnsemble
 from assembly_gym.world_models.transitions import deliberation_transitions, split_transitions
 
-__all__ = ["WinningSide", "evaluate_policy", "main"]
+__all__ = ["WinningSide", "add_arguments", "evaluate_policy", "run"]
 
 Policy = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 
@@ -92,24 +94,39 @@ def always_yes(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> i
     return int(Action.YES if mask[Action.YES] else Action.NO_ACTION)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Train, evaluate and print the returns table and the goal."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """PPO seeds and steps, evaluation episodes, the model's epochs; one thread by default."""
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="PPO seeds")
     parser.add_argument("--timesteps", type=int, default=30_000, help="PPO steps per agent")
     parser.add_argument("--episodes", type=int, default=2000, help="evaluation episodes")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (model and PPO)")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)  # a script may set it: small nets gain nothing from 2
+    parser.add_argument(
+        "--max-epochs", type=int, default=40, help="the ensemble's epoch limit (default 40)"
+    )
+    parser.add_argument(
+        "--sessions", type=int, default=None, help="sessions of the synthetic assembly (default 20)"
+    )
+    parser.set_defaults(threads=1)  # small nets gain nothing from a second thread
 
+
+def run(args: argparse.Namespace) -> None:
+    """Train, evaluate and print the returns table and the goal."""
     start = time.perf_counter()
-    train, validation, _ = split_transitions(deliberation_transitions(), seed=0)
-    model = MLPEnsemble(seed=0).fit(train, validation=validation)
+    data = (
+        None
+        if args.sessions is None
+        else generate_assembly(SyntheticConfig(n_sessions=args.sessions))
+    )
+    train, validation, _ = split_transitions(deliberation_transitions(data), seed=args.seed)
+    model = MLPEnsemble(seed=args.seed, max_epochs=args.max_epochs).fit(
+        train, validation=validation
+    )
     print(f"MLPEnsemble fitted on {len(train):,} synthetic transitions in "
           f"{time.perf_counter() - start:.1f} s (validation {len(validation):,})")  # fmt: skip
     reward = WinningSide(ObservationLayout(model.obs_names))
     make: dict[str, Callable[[], gym.Env]] = {
-        "Deliberation-v0": lambda: gym.make("assembly/Deliberation-v0", reward_fn=reward),
+        "Deliberation-v0": lambda: gym.make(
+            "assembly/Deliberation-v0", data=data, reward_fn=reward
+        ),
         "Simulator-v0": lambda: gym.make("assembly/Simulator-v0", model=model, reward_fn=reward),
     }
     hyper: dict[str, Any] = dict(n_steps=512, batch_size=128, n_epochs=10, learning_rate=3e-4,
@@ -149,7 +166,3 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"the simulator's own estimate of its agent's return: {np.mean(sim_view):.4f} "
           f"({100 * model_gap:+.2f} % against the data env)")  # fmt: skip
     print(f"goal (within 5 %): {'met' if abs(gap) <= 0.05 else 'NOT met'}")
-
-
-if __name__ == "__main__":
-    main()

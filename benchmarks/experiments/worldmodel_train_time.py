@@ -6,7 +6,7 @@ ensemble holds out 20 % of the resolutions (sessions) for early stopping, as its
 does without a validation set. Times are wall-clock seconds of ``fit`` alone (building the
 transitions is timed separately).
 
-Run: ``python -m assembly_gym.benchmarks.experiments.worldmodel_train_time [--env all] [--threads 1]``
+Run: ``assembly-gym experiment worldmodel_train_time [--env all] [--threads 1] [--data DIR]``
 """
 
 from __future__ import annotations
@@ -17,24 +17,26 @@ import time
 
 import torch
 
-from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.mlp import MLPEnsemble
 from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions
 
-__all__ = ["main"]
+__all__ = ["add_arguments", "run"]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Print transitions, build time, and fit time and epochs of each model."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The env, the data and the ensemble's epoch limit."""
     parser.add_argument("--env", default="Deliberation-v0", choices=(*ENV_NAMES, "all"))
-    parser.add_argument("--threads", type=int, default=None,
-                        help="torch threads for the ensemble (default: torch's)")  # fmt: skip
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    if unvotes_dir() is None:
-        raise SystemExit("real votes not found (../shared/data or $ASSEMBLY_GYM_DATA)")
+    add_data_argument(parser)
+    parser.add_argument(
+        "--max-epochs", type=int, default=40, help="the ensemble's epoch limit (default 40)"
+    )
+
+
+def run(args: argparse.Namespace) -> None:
+    """Print transitions, build time, and fit time and epochs of each model."""
+    folder = real_votes(args)
     print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; torch "
           f"{args.threads or torch.get_num_threads()} thread(s); seed {args.seed}")  # fmt: skip
     print(
@@ -42,17 +44,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     for env in ENV_NAMES if args.env == "all" else (args.env,):
         start = time.perf_counter()
-        transitions = env_transitions(env, "unvotes")
+        transitions = env_transitions(env, folder)
         built = time.perf_counter() - start
         for model in (EmpiricalModel(seed=args.seed),
-                      MLPEnsemble(seed=args.seed, threads=args.threads)):  # fmt: skip
+                      MLPEnsemble(seed=args.seed, threads=args.threads,
+                                  max_epochs=args.max_epochs)):  # fmt: skip
             start = time.perf_counter()
             model.fit(transitions)
             seconds = time.perf_counter() - start
             epochs = len(getattr(model, "history", [])) or "-"
             print(f"{env:<16} {type(model).__name__:<15} {len(transitions):>12,} "
                   f"{built:>8.1f} {seconds:>8.1f} {epochs:>7}", flush=True)  # fmt: skip
-
-
-if __name__ == "__main__":
-    main()

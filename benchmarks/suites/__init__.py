@@ -17,7 +17,7 @@ from assembly_gym.benchmarks.suites.base import (
     run_suite,
 )
 from assembly_gym.benchmarks.suites.deliberation import DELIBERATION
-from assembly_gym.benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
+from assembly_gym.benchmarks.suites.episodic import EpisodicRunner, EpisodicSpec
 from assembly_gym.benchmarks.suites.memory import MEMORY
 from assembly_gym.benchmarks.suites.rollcall import SYNTHETIC, UNVOTES
 
@@ -29,9 +29,8 @@ SUITES: dict[str, Suite] = {
 __all__ = [
     "SUITES",
     "AgentSpec",
-    "EpisodeScores",
-    "EpisodicAgent",
     "EpisodicRunner",
+    "EpisodicSpec",
     "Options",
     "Suite",
     "SuiteResult",

@@ -3,7 +3,7 @@
 A :class:`Suite` is declarative: a name, a task builder (data, split, env), the agents and
 the metrics. :func:`run_suite` builds the :class:`Task` — every agent sees the same
 training demonstrations and is scored on the same held-out decisions — splits the work into
-(agent, countries) units, hands them to an :class:`~benchmarks.executor.Executor`, and
+(agent, countries) units, hands them to an :class:`~assembly_gym.benchmarks.executor.Executor`, and
 scores the predictions with bootstrap intervals over roll calls and a paired test against
 the best baseline.
 
@@ -12,8 +12,8 @@ the task itself (cached per process), so any executor that can call a function o
 descriptor — local processes today, a cluster tomorrow — runs the suites unchanged.
 
 Suites that are not scored by class labels (an episodic env scored by reward and
-prediction error) supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`) that returns the
-same :class:`SuiteResult`, with its own metrics and header.
+prediction error) supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`) that
+returns the same :class:`SuiteResult`, with its own metrics and header.
 """
 
 from __future__ import annotations
@@ -22,22 +22,24 @@ import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from assembly_gym.agents.base import Agent
-from assembly_gym.benchmarks.executor import Executor, LocalExecutor
+from assembly_gym.agents.base import Agent, EpisodicAgent
+from assembly_gym.benchmarks.executor import Executor, run_units
 from assembly_gym.benchmarks.statistics import (
-    GroupedScores,
+    bootstrap_intervals,
     calibration_curve,
     paired_bootstrap_test,
 )
 from assembly_gym.benchmarks.suites.figures import learned_figures, learned_parameters
 from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.metrics import GroupedScores
 from assembly_gym.envs.legislative.demonstrations import Demonstration
+from assembly_gym.envs.legislative.rewards import FeatureMap
 
 __all__ = [
     "AgentSpec",
@@ -54,6 +56,7 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
+TaskT = TypeVar("TaskT")
 
 FitFn = Callable[["Task", Sequence[str]], Mapping[str, Agent]]
 """Fits an agent for each of the given countries on the task's training demonstrations."""
@@ -77,30 +80,41 @@ def single_threaded(function: Callable[P, R]) -> Callable[P, R]:
 
 @dataclass(frozen=True)
 class Options:
-    """Settings of one benchmark run (the CLI's arguments).
+    """Settings of one benchmark run: each field is a flag of ``assembly-gym bench``.
 
-    Attributes:
-        data: real data location (None: the suite's synthetic default).
-        seed: seed of every random choice (data generation, agents, bootstrap).
-        last_train_session: last training session (None: the suite's default).
-        countries: countries to evaluate (None: the suite's default).
-        n_bootstrap: bootstrap resamples of the confidence intervals.
-        quick: smaller sizes for smoke tests (tiny data, few epochs).
+    A field's metadata documents it: ``help`` is the help text of its flag (``--field-name``,
+    or metadata ``flag``). The flags are made from the fields by
+    :func:`~assembly_gym.benchmarks.commands.add_dataclass_flags`.
     """
 
-    data: str | None = None
-    seed: int = 0
-    last_train_session: int | None = None
-    countries: tuple[str, ...] | None = None
-    n_bootstrap: int = 1000
-    quick: bool = False
+    data: str | None = field(default=None, metadata={
+        "help": "real data: an unvotes folder or a UN Digital Library CSV (default: the "
+        "suite's synthetic assembly)",
+    })  # fmt: skip
+    seed: int = field(default=0, metadata={
+        "help": "seed of every random choice (data, agents, bootstrap)",
+    })  # fmt: skip
+    last_train_session: int | None = field(default=None, metadata={
+        "help": "last training session (default: 60 on real data)",
+    })  # fmt: skip
+    countries: tuple[str, ...] | None = field(default=None, metadata={
+        "help": "countries to evaluate (default: all with votes in both periods)",
+        "metavar": "NAME",
+    })  # fmt: skip
+    n_bootstrap: int = field(default=1000, metadata={
+        "help": "bootstrap resamples for the confidence intervals", "flag": "--bootstrap",
+        "metavar": "N",
+    })  # fmt: skip
+    quick: bool = field(default=False, metadata={
+        "help": "tiny sizes (tiny data, few epochs): a smoke test of the whole pipeline",
+    })  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Truth:
     """The planted rewards of a synthetic task: r_c(s, a) = θ_c·φ(s, a)."""
 
-    feature_map: Any
+    feature_map: FeatureMap
     theta: Mapping[str, np.ndarray]
 
     def rewards(self, country: str, obs: np.ndarray) -> np.ndarray:
@@ -153,12 +167,7 @@ class Task:
 
     def test_arrays(self, country: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A country's held-out decisions: observations (N, d), actions (N,), masks (N, A)."""
-        demos = self.test[country]
-        return (
-            np.concatenate([d.obs[:-1] for d in demos]),
-            np.concatenate([d.acts for d in demos]),
-            np.concatenate([d.masks for d in demos]),
-        )
+        return Demonstration.stack(self.test[country])
 
 
 @dataclass(frozen=True)
@@ -191,12 +200,12 @@ def per_country(make: Callable[[Task], Agent]) -> FitFn:
     return fit
 
 
-Runner = Callable[["Suite", Options, Executor | None, bool], "SuiteResult"]
+Runner = Callable[["Suite[Any]", Options, Executor | None, bool], "SuiteResult"]
 """Runs a suite that is not scored by class labels: (suite, options, executor, progress)."""
 
 
 @dataclass(frozen=True)
-class Suite:
+class Suite(Generic[TaskT]):
     """A benchmark suite: data and split (the task), agents, metrics.
 
     Attributes:
@@ -205,18 +214,20 @@ class Suite:
         make_task: builds the task from the run's options (a :class:`Task`, or whatever
             the suite's ``runner`` expects).
         agents: the agents, given the task (some need its truth or context):
-            :class:`AgentSpec` objects, or what the ``runner`` plays (each with a ``name``).
-        metrics: the metrics shown (a subset of :data:`assembly_gym.benchmarks.statistics.METRICS`, or
+            :class:`AgentSpec` objects, or the
+            :class:`~assembly_gym.agents.base.EpisodicAgent` objects the ``runner`` plays.
+        metrics: the metrics shown (a subset of :data:`assembly_gym.core.metrics.METRICS`, or
             the ``runner``'s).
         runner: None for suites scored by class labels (:func:`run_suite` fits, predicts and
             scores the task's held-out decisions); else the suite runs itself, e.g. an
-            :class:`~benchmarks.suites.episodic.EpisodicRunner` scoring held-out episodes.
+            :class:`~assembly_gym.benchmarks.suites.episodic.EpisodicRunner` scoring held-out
+            episodes.
     """
 
     name: str
     description: str
-    make_task: Callable[[Options], Any]
-    agents: Callable[[Any, Options], Sequence[Any]]
+    make_task: Callable[[Options], TaskT]
+    agents: Callable[[TaskT, Options], Sequence[AgentSpec | EpisodicAgent]]
     metrics: tuple[str, ...] = ("accuracy", "macro_f1", "log_loss", "brier", "ece")
     runner: Runner | None = None
 
@@ -349,18 +360,13 @@ def run_suite(
         executor: where the work units run (default: sequentially in this process).
         progress: show a tqdm bar over work units (agents × country chunks).
     """
-    from tqdm.auto import tqdm
-
     if suite.runner is not None:
         return suite.runner(suite, options, executor, progress)
     task = build_task(suite, options)
     units = _units(suite, task, options)
-    executor = executor or LocalExecutor(1)
-    if isinstance(executor, LocalExecutor) and executor.jobs == 1:
-        iterator = tqdm(units, desc=f"{suite.name}: agents × folds", disable=not progress)
-        outputs = [_run_unit(unit) for unit in iterator]
-    else:
-        outputs = executor.map(_run_unit, units)
+    outputs = run_units(
+        _run_unit, units, executor, desc=f"{suite.name}: agents × folds", progress=progress
+    )
     merged: dict[str, _Predictions] = {}
     for (_, _, name, _), output in zip(units, outputs, strict=True):
         if name not in merged:
@@ -387,7 +393,7 @@ def _score(
         y, probs, groups = _stack(task, prediction)
         scores[name] = GroupedScores.from_predictions(y, probs, groups)
         point = {k: float(v[0]) for k, v in scores[name].metrics().items()}
-        intervals = scores[name].bootstrap(options.n_bootstrap, rng)
+        intervals = bootstrap_intervals(scores[name], options.n_bootstrap, rng)
         row: dict[str, Any] = {"agent": name}
         for metric in suite.metrics:
             row[metric], row[f"{metric}_ci"] = point[metric], intervals[metric]

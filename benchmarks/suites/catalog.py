@@ -1,4 +1,4 @@
-"""The agents the suites run, as :class:`~benchmarks.suites.base.AgentSpec` factories.
+"""The agents the suites run, as :class:`~assembly_gym.benchmarks.suites.base.AgentSpec` factories.
 
 Each function returns the spec of one agent for a task; suites pick from them. Learners
 that fit every country at once (MaxEnt IRL) get one work unit; per-country learners are

@@ -37,7 +37,7 @@ from assembly_gym.envs.legislative.demonstrations import (
 )
 from assembly_gym.envs.legislative.documents import load_trajectories
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -147,10 +147,10 @@ def _adversarial_spec(task: Task, algorithm: str, options: Options) -> AgentSpec
 def _simulator_ppo_fit(task: Task, countries: Sequence[str], *, steps: int):
     """MaskablePPO in Simulator-v0 (a world model of the training period) on learned rewards."""
     from assembly_gym.agents.sb3 import PolicyAgent
-    from assembly_gym.envs.legislative.deliberation_features import DeliberationFeatureMap
+    from assembly_gym.envs.legislative.phi import DeliberationFeatureMap
     from assembly_gym.envs.legislative.rewards import LinearReward
-    from assembly_gym.envs.simulator import SimulatorEnv
     from assembly_gym.world_models.empirical import EmpiricalModel
+    from assembly_gym.world_models.simulator import SimulatorEnv
     from assembly_gym.world_models.transitions import deliberation_transitions
 
     rewarded = _irl_fit(task, countries)

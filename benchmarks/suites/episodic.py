@@ -2,24 +2,26 @@
 
 Some envs have no label to forecast: in ``MemoryDynamics-v0`` an action is a read of a
 memory range, judged by the reward and the next-state error it brings. An episodic suite's
-agents are :class:`EpisodicAgent` objects whose ``play`` fits the agent on the task's
-training data and plays the task's held-out episodes, returning one score per episode for
-each metric (:class:`EpisodeScores`). :class:`EpisodicRunner`, set as the suite's
+agents are :class:`~assembly_gym.agents.base.EpisodicAgent` objects (:class:`EpisodicSpec`
+makes one of a function) whose ``play`` fits the agent on the task's training data and plays
+the task's held-out episodes, returning one score per episode for each metric
+(:class:`~assembly_gym.agents.base.EpisodeScores`). :class:`EpisodicRunner`, set as the suite's
 ``runner``, runs one work unit per agent (the task must have ``split`` and ``source``
 attributes, one-line descriptions) on the run's executor and builds the usual
-:class:`~benchmarks.suites.base.SuiteResult`: the mean of every metric with a 95% bootstrap
-interval over episodes, and a paired bootstrap test of one metric against the best
-baseline (the same resampled episodes for both agents).
+:class:`~assembly_gym.benchmarks.suites.base.SuiteResult`: the mean of every metric with a 95%
+bootstrap interval over episodes, and a paired bootstrap test of one metric against the
+best baseline (the same resampled episodes for both agents).
 
 Example:
     >>> import numpy as np
     >>> from types import SimpleNamespace
+    >>> from assembly_gym.agents.base import EpisodeScores
     >>> from assembly_gym.benchmarks.suites.base import Options, Suite, run_suite
     >>> def play(task, options):
     ...     return EpisodeScores({"reward": np.full(5, task.value)}, 0.0, 0.0)
     >>> task = SimpleNamespace(split="five episodes", source="a constant", value=-1.0)
     >>> suite = Suite("toy", "a toy", lambda options: task,
-    ...               lambda task, options: [EpisodicAgent("always", play, baseline=True)],
+    ...               lambda task, options: [EpisodicSpec("always", play, baseline=True)],
     ...               metrics=("reward",), runner=EpisodicRunner("reward", lower_is_better=False))
     >>> run_suite(suite, Options(n_bootstrap=20), progress=False).table["reward"].tolist()
     [-1.0]
@@ -35,37 +37,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assembly_gym.benchmarks.executor import Executor, LocalExecutor
+from assembly_gym.agents.base import EpisodeScores, EpisodicAgent
+from assembly_gym.benchmarks.executor import Executor, run_units
 from assembly_gym.benchmarks.statistics import bootstrap_weights
 from assembly_gym.benchmarks.suites.base import Options, Suite, SuiteResult, build_task
 
-__all__ = ["EpisodeScores", "EpisodicAgent", "EpisodicRunner"]
+__all__ = ["EpisodicRunner", "EpisodicSpec"]
 
 
 @dataclass(frozen=True)
-class EpisodeScores:
-    """One agent's scores on the held-out episodes.
-
-    Attributes:
-        scores: metric name → one value per held-out episode, shape (n_episodes,), in the
-            task's episode order (NaN everywhere: the metric does not apply to this agent).
-        fit_seconds: wall time of fitting the agent.
-        predict_seconds: wall time of its decisions and predictions on the episodes.
-    """
-
-    scores: Mapping[str, np.ndarray]
-    fit_seconds: float
-    predict_seconds: float
-
-    def __post_init__(self) -> None:
-        lengths = {name: np.shape(values) for name, values in self.scores.items()}
-        if not lengths or len(set(lengths.values())) != 1 or len(next(iter(lengths.values()))) != 1:
-            raise ValueError(f"scores must be 1-D arrays of one length per metric, got {lengths}")
-
-
-@dataclass(frozen=True)
-class EpisodicAgent:
-    """An agent of an episodic suite.
+class EpisodicSpec:
+    """An :class:`~assembly_gym.agents.base.EpisodicAgent` made of a function.
 
     Attributes:
         name: the name in the table.
@@ -100,17 +82,12 @@ class EpisodicRunner:
         self, suite: Suite, options: Options, executor: Executor | None, progress: bool
     ) -> SuiteResult:
         """Play every agent (one work unit each), then score the episodes."""
-        from tqdm.auto import tqdm
-
         task = build_task(suite, options)
         names = [agent.name for agent in suite.agents(task, options)]
         units = [(suite, options, name) for name in names]
-        executor = executor or LocalExecutor(1)
-        if isinstance(executor, LocalExecutor) and executor.jobs == 1:
-            outputs = [_play_unit(u) for u in tqdm(units, desc=f"{suite.name}: agents",
-                                                   disable=not progress)]  # fmt: skip
-        else:
-            outputs = executor.map(_play_unit, units)
+        outputs = run_units(
+            _play_unit, units, executor, desc=f"{suite.name}: agents", progress=progress
+        )
         played = dict(zip(names, outputs, strict=True))
         baselines = [a.name for a in suite.agents(task, options) if a.baseline]
         table = self._table(suite, options, played, baselines)
@@ -168,7 +145,8 @@ def _play_unit(unit: tuple[Suite, Options, str]) -> EpisodeScores:
     """Fit and play one agent (the task is rebuilt once per process)."""
     suite, options, name = unit
     task = build_task(suite, options)
-    agent = {a.name: a for a in suite.agents(task, options)}[name]
+    agents: dict[str, EpisodicAgent] = {a.name: a for a in suite.agents(task, options)}
+    agent = agents[name]
     return agent.play(task, options)
 
 

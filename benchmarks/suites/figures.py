@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from assembly_gym.agents.debate import allocations_figure
-from assembly_gym.envs.legislative.features import ActionFeatureMap
+from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.irl.analysis import dendrogram_figure, weights_heatmap_figure
 
 __all__ = ["learned_figures", "learned_parameters"]
@@ -41,7 +41,7 @@ def learned_figures(
     Args:
         learned: agent name → country → :func:`learned_parameters` of its fitted agent.
         obs_names: the task's observation names (to name the weights when they are θ·φ(s, a)
-            over the env's :class:`~envs.legislative.features.ActionFeatureMap`).
+            over the env's :class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap`).
         action_names: the task's action names.
 
     Returns:

@@ -35,12 +35,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from assembly_gym.agents.base import EpisodeScores, EpisodicAgent
 from assembly_gym.benchmarks.suites.base import Options, Suite, single_threaded
-from assembly_gym.benchmarks.suites.episodic import EpisodeScores, EpisodicAgent, EpisodicRunner
+from assembly_gym.benchmarks.suites.episodic import EpisodicRunner, EpisodicSpec
 from assembly_gym.envs.memory import MemoryDynamicsEnv, MemoryWorld, MemoryWorldConfig
 from assembly_gym.world_models.leworld import (
     Datasets,
     LeWorldConfig,
+    LeWorldModel,
     LeWorldSystem,
     StepBatch,
     fit_memoryless,
@@ -100,9 +102,7 @@ def memory_task(options: Options) -> MemoryTask:
         )
     )  # fmt: skip
     cfg = world.config
-    base = LeWorldConfig(
-        state_dim=cfg.state_dim, char_dim=cfg.char_dim, sequence_length=cfg.sequence_length
-    )
+    base = LeWorldConfig()
     if options.quick:
         config = replace(
             base, num_slms=2, slm_hidden=32, blm_hidden=64, read_dim=8, query_dim=4,
@@ -209,8 +209,9 @@ def _oracle(task: MemoryTask, options: Options) -> EpisodeScores:
 def _memoryless(task: MemoryTask, options: Options) -> EpisodeScores:
     cfg = task.world.config
     start = time.perf_counter()
-    sized_like = LeWorldSystem(task.world, task.config, seed=options.seed)
-    model = fit_memoryless(sized_like, task.data, epochs=task.memoryless_epochs,
+    sized_like = LeWorldSystem(task.world.config, task.world.memory, task.config,
+                               seed=options.seed)  # fmt: skip
+    model = fit_memoryless(task.world, sized_like, task.data, epochs=task.memoryless_epochs,
                            seed=options.seed, progress=False)  # fmt: skip
     fit_seconds = time.perf_counter() - start
 
@@ -244,21 +245,22 @@ def _leworld(task: MemoryTask, options: Options) -> EpisodeScores:
     system, _ = train_leworld(task.world, task.config, seed=options.seed, data=task.data,
                               progress=False, evaluate=False)  # fmt: skip
     fit_seconds = time.perf_counter() - start
+    model = LeWorldModel(system)
     state = task.world.layout.slices["s"]
 
     def predict(obs: np.ndarray, action: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
-        return system.predict(obs[None], action[None]).mean[0, state]
+        return model.predict(obs[None], action[None]).mean[0, state]
 
-    return _fitted(play(task, lambda obs, env: system.choose_reads(obs)[0], predict), fit_seconds)
+    return _fitted(play(task, lambda obs, env: model.choose_reads(obs)[0], predict), fit_seconds)
 
 
 def _agents(task: MemoryTask, options: Options) -> list[EpisodicAgent]:
     return [
-        EpisodicAgent("random reads", _random_reads, baseline=True),
-        EpisodicAgent("memory-less MLP", _memoryless, baseline=True),
-        EpisodicAgent(f"SB3 PPO ({task.ppo_steps:,} steps)", _ppo),
-        EpisodicAgent("LeWorld (trained in-suite)", _leworld),
-        EpisodicAgent("oracle reads (noise floor)", _oracle),
+        EpisodicSpec("random reads", _random_reads, baseline=True),
+        EpisodicSpec("memory-less MLP", _memoryless, baseline=True),
+        EpisodicSpec(f"SB3 PPO ({task.ppo_steps:,} steps)", _ppo),
+        EpisodicSpec("LeWorld (trained in-suite)", _leworld),
+        EpisodicSpec("oracle reads (noise floor)", _oracle),
     ]
 
 

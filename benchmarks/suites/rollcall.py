@@ -31,7 +31,7 @@ from assembly_gym.benchmarks.suites.catalog import (
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.data import RollCallData, Vote
 from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
-from assembly_gym.envs.legislative.features import FeatureConfig, feature_names
+from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 from assembly_gym.envs.legislative.sources import roll_call_data
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,

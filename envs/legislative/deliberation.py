@@ -12,9 +12,10 @@ from gymnasium import spaces
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import TextRender
+from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
-from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,
@@ -29,6 +30,7 @@ from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
 
 __all__ = [
     "STAGE_MASKS",
+    "STATE_DECLARATION",
     "STATE_NAMES",
     "UNRECORDED_ACTION",
     "DeliberationEnv",
@@ -49,6 +51,23 @@ STATE_NAMES = (
     "adopted",
 )  # fmt: skip
 """Names of the stage-dependent observation dimensions (after the roll-call features)."""
+
+_VOTE_NAMES = tuple(vote.name.lower() for vote in Vote)
+STATE_DECLARATION = StateDeclaration(
+    names=STATE_NAMES,
+    stages=Stages(STATE_NAMES[:4], tuple(stage.name for stage in Stage), Stage.TERMINAL.name),
+    one_hot=tuple(
+        OneHotGroup(f"own_{vote}_vote", tuple(f"own_{vote}_{v}" for v in _VOTE_NAMES), True)
+        for vote in ("committee", "plenary")
+    ),
+    votes=tuple(
+        VoteGroup(vote, tuple(f"{vote}_{v}" for v in _VOTE_NAMES))
+        for vote in ("committee", "plenary")
+    ),
+    shares=("sponsor_share",),
+    outcome=OutcomeRule("adopted", "plenary"),  # adopted iff plenary yes > no
+)
+"""What the :data:`STATE_NAMES` are, for world models and ``Simulator-v0``."""
 
 _STATE = {name: i for i, name in enumerate(STATE_NAMES)}
 STAGE_MASKS = {stage: action_mask(stage) for stage in Stage}
@@ -176,18 +195,18 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     The mask is ``info["action_mask"]`` and :meth:`action_masks`. An invalid action is
     treated as NO_ACTION with ``info["invalid_action"] = True`` (``invalid_action="noop"``,
     the default, so that checkers and unmasked agents can run) or raises
-    :class:`~envs.errors.InvalidActionError` (``invalid_action="raise"``).
+    :class:`~assembly_gym.core.errors.InvalidActionError` (``invalid_action="raise"``).
 
     ## Observation Space
     ``Box(0, 1, (75,), float32)``: the 56 roll-call features of the resolution for the
-    country (:mod:`assembly_gym.envs.legislative.features`), then :data:`STATE_NAMES`: stage one-hot, own
-    cosponsorship, sponsor share, committee vote shares (of those voting), own committee
-    vote, plenary vote shares, own plenary vote, adopted. Names: :attr:`layout`.
+    country (:mod:`assembly_gym.envs.legislative.observation`), then :data:`STATE_NAMES`:
+    stage one-hot, own cosponsorship, sponsor share, committee vote shares (of those voting),
+    own committee vote, plenary vote shares, own plenary vote, adopted. Names: :attr:`layout`.
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)``; default
-    :func:`~envs.legislative.rewards.recorded_action_match` (1 for doing what the country
-    did at that stage; 0 where the stage is not recorded).
+    :func:`~assembly_gym.envs.legislative.rewards.recorded_action_match` (1 for doing what the
+    country did at that stage; 0 where the stage is not recorded).
 
     ## Starting State
     DRAFT of a resolution. ``country``, ``resolution`` (id or symbol) and ``session`` come
@@ -202,10 +221,16 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     ``feature_config``, ``render_mode`` ("ansi" or "human").
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version; changed since under the same id (a v1 was never cut): the 56
+      roll-call features changed as ``RollCall-v0``'s did (see the Version History of
+      :class:`~assembly_gym.envs.legislative.rollcall.RollCallEnv`); the others' votes are
+      binned by the support share of the previous tally in float64 (before: the float32
+      observation, which put shares such as 13/20 below a bin edge); seeded resets draw the
+      episode and the others' choices from one block of uniforms (the same seed may give
+      another episode than before).
 
     Example:
-        >>> import gymnasium as gym, envs
+        >>> import gymnasium as gym, assembly_gym
         >>> env = gym.make("assembly/Deliberation-v0", country="Country 002")
         >>> obs, info = env.reset(seed=0)
         >>> info["stage"], info["action_mask"].tolist()
@@ -230,8 +255,7 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         feature_config: FeatureConfig | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = self._checked_render_mode(render_mode)
         if invalid_action not in ("noop", "raise"):
             raise ValueError(f"invalid_action must be 'noop' or 'raise', got {invalid_action!r}")
         self.records = resolution_records(data)
@@ -248,7 +272,6 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         self.action_space = spaces.Discrete(len(Action))
         self.reward_fn: RewardFn = reward_fn or recorded_action_match
         self.invalid_action = invalid_action
-        self.render_mode = render_mode
         self._country = (
             self.records.country_names[self.records.country_index(country)] if country else None
         )

@@ -22,7 +22,7 @@ import numpy as np
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
 from assembly_gym.envs.legislative.deliberation import STATE_NAMES, tally_dict, write_stage_outcomes
-from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
 from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
 
@@ -83,6 +83,29 @@ class Demonstration:
 
     def __len__(self) -> int:
         return len(self.acts)
+
+    @staticmethod
+    def stack(
+        demonstrations: Sequence[Demonstration],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every decision of some demonstrations, in order: what was seen, done and allowed.
+
+        Args:
+            demonstrations: one or more demonstrations with the same observation width.
+
+        Returns:
+            Observations before each action (N, d), the actions (N,) and the masks (N, A),
+            N being the demonstrations' total length.
+
+        Raises:
+            ValueError: for no demonstrations.
+        """
+        if not demonstrations:
+            raise ValueError("no demonstrations to stack")
+        obs = np.concatenate([d.obs[:-1] for d in demonstrations])
+        acts = np.concatenate([d.acts for d in demonstrations])
+        masks = np.concatenate([d.masks for d in demonstrations])
+        return obs, acts, masks
 
 
 def rollcall_demonstrations(

@@ -8,8 +8,10 @@ Other countries' behaviour comes from smoothed conditional frequency tables:
   share at the plenary stage — so the agent's own choices move the others' behaviour.
 
 Each table backs off to the coarser one before it (Dirichlet smoothing with ``smoothing``
-pseudo-observations): a key with little data takes the coarser estimate, a context the
-data never records (e.g. committee votes in roll-call data) takes the coarser one entirely.
+pseudo-observations, :func:`~assembly_gym.envs.legislative.backoff.nested_backoff`): a key
+with little data takes the coarser estimate, a context the data never records (e.g.
+committee votes in roll-call data) takes the coarser one entirely. The support bins are
+:func:`~assembly_gym.envs.legislative.spaces.support_bin`.
 """
 
 from __future__ import annotations
@@ -20,22 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.backoff import nested_backoff
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
-from assembly_gym.envs.legislative.spaces import Action, Stage
+from assembly_gym.envs.legislative.spaces import SPONSOR_SHARE_EDGES, Action, Stage, support_bin
 
-__all__ = [
-    "SPONSOR_SHARE_EDGES",
-    "EmpiricalDynamics",
-    "YES_SHARE_EDGES",
-    "issue_keys",
-    "support_bin",
-]
+__all__ = ["EmpiricalDynamics", "issue_keys"]
 
-SPONSOR_SHARE_EDGES = np.array([0.02, 0.10, 0.25, 0.50])
-"""Bin edges of the sponsor share (committee-stage context)."""
-YES_SHARE_EDGES = np.array([0.50, 0.65, 0.80, 0.90])
-"""Bin edges of the committee yes share among voters (plenary-stage context)."""
 N_BINS = len(SPONSOR_SHARE_EDGES) + 1
 N_ISSUE_KEYS = 7
 N_OUTCOMES = 4  # yes, no, abstain, absent
@@ -49,17 +42,11 @@ def issue_keys(issues: np.ndarray) -> np.ndarray:
     return np.where(issues.any(axis=1), issues.argmax(axis=1), N_ISSUE_KEYS - 1)
 
 
-def support_bin(stage: Stage, share: float | np.ndarray) -> np.ndarray:
-    """Support bin 0..4 of a share: sponsor share (committee) or committee yes share (plenary)."""
-    edges = SPONSOR_SHARE_EDGES if stage == Stage.COMMITTEE_VOTE else YES_SHARE_EDGES
-    return np.searchsorted(edges, share, side="right")
-
-
 def _backoff(
     keys: list[tuple[np.ndarray, int]], outcome: np.ndarray, n_outcomes: int, smoothing: float,
     prior: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
-    """Nested smoothed frequency table, coarse to fine.
+    """Nested smoothed frequency table over dense keys, coarse to fine.
 
     Args:
         keys: (values, size) per level, coarse first; a value of -1 (unknown) excludes the
@@ -70,21 +57,18 @@ def _backoff(
         prior: top-level prior over outcomes, shape (O,).
 
     Returns:
-        Probabilities of shape (*sizes, O).
+        Probabilities of shape (*sizes, O): every combination of keys, seen or not.
     """
-    total = np.bincount(outcome, minlength=n_outcomes).astype(float)
-    table = (total + smoothing * prior) / (total.sum() + smoothing)
     known = np.ones(len(outcome), dtype=bool)
-    shape: tuple[int, ...] = ()
-    for level, (values, size) in enumerate(keys):
+    levels = [(np.zeros(len(outcome), dtype=np.int64), np.zeros(1, dtype=np.int64))]
+    flat, n_keys = np.zeros(len(outcome), dtype=np.int64), 1
+    for values, size in keys:
         known &= values >= 0
-        shape = (*shape, size)
-        counts = np.zeros((*shape, n_outcomes))
-        index = tuple(k[known] for k, _ in keys[: level + 1])
-        np.add.at(counts, (*index, outcome[known]), 1.0)
-        coarser = table[..., None, :]  # broadcast over the new key
-        table = (counts + smoothing * coarser) / (counts.sum(-1, keepdims=True) + smoothing)
-    return table
+        flat = flat * size + np.where(known, values, 0)
+        n_keys *= size
+        levels.append((np.where(known, flat, -1), np.arange(n_keys) // size))
+    table = nested_backoff(levels, outcome, n_outcomes, smoothing, prior)[-1]
+    return table.reshape(*(size for _, size in keys), n_outcomes)
 
 
 @dataclass(frozen=True)
@@ -189,7 +173,8 @@ class EmpiricalDynamics:
             stage: DRAFT, COMMITTEE_VOTE or PLENARY_VOTE.
             issues: issue key of each episode's resolution, shape (N,).
             rows: the agent's country in each episode, shape (N,).
-            actions: the agents' :class:`~envs.legislative.spaces.Action` values, shape (N,).
+            actions: the agents' :class:`~assembly_gym.envs.legislative.spaces.Action` values,
+                shape (N,).
             sponsored: who sponsored, shape (N, C) bool (updated in place at DRAFT).
             support: the support share before this stage (sponsor share before the committee
                 vote, committee yes share before the plenary vote), shape (N,) float64.

@@ -1,10 +1,10 @@
 """Demonstrations to Minari datasets (the offline-RL standard) and back, without loss.
 
 Minari stores one ``info`` entry per observation (T + 1 per episode); the step infos of a
-:class:`~envs.legislative.demonstrations.Demonstration` (T per episode) are stored in the
-first T entries and the last entry repeats the last step's. Text fields are stored as UTF-8
-bytes (Minari's HDF5 storage has no Unicode arrays) and decoded on the way back; nested
-dicts (such as Deliberation tallies) stay nested.
+:class:`~assembly_gym.envs.legislative.demonstrations.Demonstration` (T per episode) are
+stored in the first T entries and the last entry repeats the last step's. Text fields are
+stored as UTF-8 bytes (Minari's HDF5 storage has no Unicode arrays) and decoded on the way
+back; nested dicts (such as Deliberation tallies) stay nested.
 
 Needs the ``minari`` extra: ``pip install 'assembly-gym[minari]'``.
 

@@ -4,7 +4,7 @@ This is the data behind ``Deliberation-v0``. Real records come from two sources 
 different stages: roll calls (plenary votes, :func:`records_from_roll_calls`) and UN
 documents (sponsors from draft records, committee and plenary votes where a document lists
 them, :func:`records_from_trajectories`). A stage a source does not cover is
-:data:`NOT_RECORDED`, which is different from :data:`~envs.legislative.data.ABSENT`
+:data:`NOT_RECORDED`, which is different from :data:`~assembly_gym.envs.legislative.data.ABSENT`
 ("did not vote"). :func:`generate_resolution_records` simulates all three stages for the
 synthetic assembly.
 """
@@ -27,7 +27,7 @@ from assembly_gym.envs.legislative.data import (
     RollCallData,
     Vote,
 )
-from assembly_gym.envs.legislative.features import content_features
+from assembly_gym.envs.legislative.observation import content_features
 from assembly_gym.envs.legislative.synthetic import SyntheticAssembly, softmax
 
 __all__ = [
@@ -165,7 +165,7 @@ def records_from_trajectories(
     did not vote); a tally without lists leaves the stage :data:`NOT_RECORDED`.
 
     Args:
-        trajectories: :class:`~envs.legislative.documents.Trajectory` objects.
+        trajectories: :class:`~assembly_gym.envs.legislative.documents.Trajectory` objects.
         countries: rows of the records (default: every country named in the trajectories).
     """
     if not trajectories:

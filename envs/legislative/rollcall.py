@@ -12,13 +12,17 @@ from gymnasium import spaces
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import TextRender
+from assembly_gym.core.state import StateDeclaration
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
-from assembly_gym.envs.legislative.features import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.envs.legislative.rewards import RewardFn, recorded_action_match
 from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
 from assembly_gym.envs.legislative.spaces import unit_box
 
-__all__ = ["RollCallEnv", "VoteEpisodes"]
+__all__ = ["STATE_DECLARATION", "RollCallEnv", "VoteEpisodes"]
+
+STATE_DECLARATION = StateDeclaration()
+"""No stages (a session ends after its last roll call) and no grouped dimensions."""
 
 _INT_TYPES = (int, np.int64, np.int32)
 _CACHE_BYTES = 128 * 2**20  # observation rows kept per env, across countries
@@ -121,20 +125,21 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     one-step decision, so MaxEnt IRL on this env is a multinomial logit.
 
     ## Action Space
-    ``Discrete(3)``: 0 YES, 1 NO, 2 ABSTAIN (:class:`~envs.legislative.data.Vote`). Every
-    action is always valid; ``info["action_mask"]`` and :meth:`action_masks` are all True.
+    ``Discrete(3)``: 0 YES, 1 NO, 2 ABSTAIN (:class:`~assembly_gym.envs.legislative.data.Vote`).
+    Every action is always valid; ``info["action_mask"]`` and :meth:`action_masks` are all True.
 
     ## Observation Space
     ``Box(0, 1, (d,), float32)`` with d = 56 by default; the named dimensions are
-    :attr:`layout` (see :mod:`assembly_gym.envs.legislative.features` for the table): issue codes,
-    importance, amendment and paragraph flags, year, position in the session, a hashed bag
-    of words of the description, and the country's own history on similar earlier roll calls
-    (only sessions strictly before the current one).
+    :attr:`layout` (see :mod:`assembly_gym.envs.legislative.observation` for the table):
+    issue codes, importance, amendment and paragraph flags, year, position in the session, a
+    hashed bag of words of the description, and the country's own history on similar earlier
+    roll calls (only sessions strictly before the current one).
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)``; the default proxy
-    :func:`~envs.legislative.rewards.recorded_action_match` pays 1 for reproducing the
-    country's recorded vote. A learned :class:`~envs.legislative.rewards.LinearReward` plugs in.
+    :func:`~assembly_gym.envs.legislative.rewards.recorded_action_match` pays 1 for reproducing
+    the country's recorded vote. A learned
+    :class:`~assembly_gym.envs.legislative.rewards.LinearReward` plugs in.
 
     ## Starting State
     The first roll call of the session. ``country`` and ``session`` (and ``window``) come
@@ -157,10 +162,20 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     once the agent has acted. ``reward_fn`` receives the info of the roll call voted on.
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version; changed since under the same id (a v1 was never cut):
+      a country's past vote shares are pulled toward all countries' shares in strictly
+      earlier sessions (before: in the whole history, a leak of the target's own and later
+      sessions); the similar-roll-call features weigh words by an IDF of strictly earlier
+      texts and prefer recent neighbours (``FeatureConfig``'s ``half_life`` = 1 session
+      among ``candidates`` = 50; before: one IDF over the whole history, no recency);
+      ``FeatureConfig(log_shares=True)`` adds the ``log_*`` shares (off by default, so the
+      roll-call features stay 56);
+      ``window`` episodes stay inside ``session`` when both are given, and a country or
+      session without votes raises :class:`DataError`; seeded resets draw the episode
+      from one block of uniforms (the same seed may start another episode than before).
 
     Example:
-        >>> import gymnasium as gym, envs
+        >>> import gymnasium as gym, assembly_gym
         >>> env = gym.make("assembly/RollCall-v0", country="Country 001", session=3)
         >>> obs, info = env.reset(seed=0)
         >>> obs.shape, info["country"]
@@ -182,8 +197,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         feature_config: FeatureConfig | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = self._checked_render_mode(render_mode)
         if window is not None and window < 1:
             raise ValueError(f"window must be ≥ 1, got {window}")
         self.data = roll_call_data(data)
@@ -196,7 +210,6 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         self.observation_space = unit_box(len(self.layout))
         self.action_space = spaces.Discrete(len(Vote))
         self.reward_fn: RewardFn = reward_fn or recorded_action_match
-        self.render_mode = render_mode
         self.window = window
         self._country = (
             self.data.country_names[self.data.country_index(country)] if country else None

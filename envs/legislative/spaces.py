@@ -1,4 +1,4 @@
-"""Stages, actions and action masks of the legislative envs."""
+"""Stages, actions, action masks and the support bins of the vote stages of the legislative envs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from gymnasium import spaces
 
 __all__ = [
     "Action",
+    "SPONSOR_SHARE_EDGES",
     "Stage",
     "VALID_ACTIONS",
+    "YES_SHARE_EDGES",
     "action_mask",
+    "support_bin",
     "unit_box",
 ]
 
@@ -49,6 +52,26 @@ def action_mask(stage: Stage) -> np.ndarray:
     for action in VALID_ACTIONS[stage]:
         mask[action] = True
     return mask
+
+
+SPONSOR_SHARE_EDGES = np.array([0.02, 0.10, 0.25, 0.50])
+"""Bin edges of the sponsor share (the support shown before the committee vote)."""
+YES_SHARE_EDGES = np.array([0.50, 0.65, 0.80, 0.90])
+"""Bin edges of the committee yes share among voters (the support before the plenary vote)."""
+
+
+def support_bin(stage: Stage, share: float | np.ndarray) -> np.ndarray:
+    """Support bin 0..4 of a share: sponsor share (committee) or committee yes share (plenary).
+
+    Args:
+        stage: COMMITTEE_VOTE or PLENARY_VOTE.
+        share: the share(s), in [0, 1]; an edge opens the bin above it.
+
+    Returns:
+        The bin of each share, same shape as ``share``, int.
+    """
+    edges = SPONSOR_SHARE_EDGES if stage == Stage.COMMITTEE_VOTE else YES_SHARE_EDGES
+    return np.searchsorted(edges, share, side="right")
 
 
 def unit_box(n: int) -> spaces.Box:

@@ -27,12 +27,8 @@ import pandas as pd
 
 from assembly_gym.envs.legislative.countries import Country
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
-from assembly_gym.envs.legislative.features import (
-    ActionFeatureMap,
-    FeatureConfig,
-    content_features,
-    feature_names,
-)
+from assembly_gym.envs.legislative.observation import FeatureConfig, content_features, feature_names
+from assembly_gym.envs.legislative.phi import ActionFeatureMap
 
 __all__ = ["SyntheticAssembly", "SyntheticConfig", "generate_assembly", "softmax"]
 

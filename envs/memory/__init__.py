@@ -9,13 +9,16 @@ Example:
     (3, 5, 64)
 """
 
+from assembly_gym.envs.memory.config import DIFFICULTIES, MemoryWorldConfig
 from assembly_gym.envs.memory.env import MemoryDynamicsEnv
+from assembly_gym.envs.memory.layout import MemoryLayout
 from assembly_gym.envs.memory.memory import (
     MAX_WORDS,
     PAGE_SIZE,
     BitMemory,
     clip_read,
     join_address,
+    match_windows,
     read_iou,
     read_overlap,
     split_address,
@@ -28,14 +31,7 @@ from assembly_gym.envs.memory.population import (
     roll_call_experience,
     structured_patterns,
 )
-from assembly_gym.envs.memory.world import (
-    DIFFICULTIES,
-    Episodes,
-    MemoryLayout,
-    MemoryWorld,
-    MemoryWorldConfig,
-    ReadPredictionReward,
-)
+from assembly_gym.envs.memory.world import Episodes, MemoryWorld, ReadPredictionReward
 
 __all__ = [
     "DIFFICULTIES",
@@ -53,6 +49,7 @@ __all__ = [
     "clip_read",
     "from_experience",
     "join_address",
+    "match_windows",
     "random_bits",
     "read_iou",
     "read_overlap",

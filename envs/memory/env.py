@@ -10,16 +10,16 @@ from gymnasium import spaces
 
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.core.render import TextRender
+from assembly_gym.core.state import StateDeclaration
 from assembly_gym.envs.legislative.rewards import RewardFn
-from assembly_gym.envs.memory.memory import PAGE_SIZE, clip_read, join_address
-from assembly_gym.envs.memory.world import (
-    Episodes,
-    MemoryWorld,
-    MemoryWorldConfig,
-    ReadPredictionReward,
-)
+from assembly_gym.envs.memory.config import MemoryWorldConfig
+from assembly_gym.envs.memory.memory import PAGE_SIZE, clip_read, join_address, match_windows
+from assembly_gym.envs.memory.world import Episodes, MemoryWorld, ReadPredictionReward
 
-__all__ = ["MemoryDynamicsEnv"]
+__all__ = ["STATE_DECLARATION", "MemoryDynamicsEnv"]
+
+STATE_DECLARATION = StateDeclaration()
+"""No stages (an episode ends after ``sequence_length`` steps) and no grouped dimensions."""
 
 _CHARS_PER_PAGE = 32  # render: one character per 8 words
 
@@ -44,15 +44,15 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
 
     ## Observation Space
     ``Box(float32)`` of ``2·state_dim + char_dim + word_size + 4`` values (196 by default),
-    named by :attr:`layout` (a :class:`~envs.memory.world.MemoryLayout`): ``s_prev_*``
+    named by :attr:`layout` (a :class:`~assembly_gym.envs.memory.layout.MemoryLayout`): ``s_prev_*``
     (s_{t−1}; unbounded), ``s_*`` (s_t; unbounded), ``c_*`` (in [−1, 1]), ``read_bit_*``
     (fraction of ones per bit position of the last read), ``read_page``, ``read_offset``,
     ``read_length`` (normalised to [0, 1]) and ``step`` (t / sequence_length).
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)``, by default
-    :class:`~envs.memory.world.ReadPredictionReward`: minus the mean squared error of the
-    analytic prediction the read allows (its seed stands for one of the K regions; the
+    :class:`~assembly_gym.envs.memory.world.ReadPredictionReward`: minus the mean squared error of
+    the analytic prediction the read allows (its seed stands for one of the K regions; the
     others count as unknown). A read of the relevant window earns the noise floor ≈ −σ²
     = −0.01 on easy; with K regions one read leaves (K − 1)/K of seed_t unknown.
 
@@ -65,9 +65,9 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
     for these steps only. No truncation.
 
     ## Arguments
-    ``config`` (a :class:`~envs.memory.world.MemoryWorldConfig`) or its fields as keywords
-    (``difficulty="easy"``, ``num_words=1024``, ``population="structured"``, …),
-    ``world`` (a prebuilt :class:`~envs.memory.world.MemoryWorld`, shares its memory),
+    ``config`` (a :class:`~assembly_gym.envs.memory.config.MemoryWorldConfig`) or its fields as
+    keywords (``difficulty="easy"``, ``num_words=1024``, ``population="structured"``, …),
+    ``world`` (a prebuilt :class:`~assembly_gym.envs.memory.world.MemoryWorld`, shares its memory),
     ``reward_fn``, ``render_mode`` ("ansi" or "human").
 
     ## Info
@@ -79,7 +79,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
     * v0: initial version.
 
     Example:
-        >>> import gymnasium as gym, envs
+        >>> import gymnasium as gym, assembly_gym
         >>> env = gym.make("assembly/MemoryDynamics-v0", difficulty="easy", num_words=1024,
         ...                sequence_length=4)
         >>> obs, info = env.reset(seed=0)
@@ -99,8 +99,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = self._checked_render_mode(render_mode)
         if world is not None and (config is not None or options):
             raise ValueError("pass either world or config/options, not both")
         if world is None:
@@ -115,7 +114,6 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         )
         self.observation_space = spaces.Box(world.layout.low, world.layout.high, dtype=np.float32)
         self.reward_fn: RewardFn = reward_fn or ReadPredictionReward(world)
-        self.render_mode = render_mode
         self._mask = np.ones(int(self.action_space.nvec.sum()), dtype=bool)
         self._mask.setflags(write=False)
         self._episode: Episodes | None = None
@@ -161,8 +159,8 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
             states[t], states[t + 1], bits, (page, offset, int(length)), step=t + 1
         )
         obs, self._obs = self._obs, next_obs
-        w_starts, w_lengths = self.world.windows(episode.regions[0], t)
-        hit, iou = self.world.quality_against(start, length, w_starts, w_lengths)
+        w_starts, w_lengths = self.config.windows(episode.regions[0], t)
+        hit, iou = match_windows(start, length, w_starts, w_lengths)
         info = {
             "action_mask": self._mask.copy(),
             "noise_floor": -float(np.mean(episode.noise[0, t] ** 2)),
@@ -188,7 +186,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         if self._episode is None:
             raise gym.error.ResetNeeded("call reset() first")
         step = min(self._t, self.config.sequence_length - 1)
-        starts, lengths = self.world.windows(self._episode.regions[0], step)
+        starts, lengths = self.config.windows(self._episode.regions[0], step)
         return np.stack([starts, lengths], axis=-1)
 
     # ------------------------------------------------------------------ helpers

@@ -21,6 +21,7 @@ __all__ = [
     "BitMemory",
     "clip_read",
     "join_address",
+    "match_windows",
     "read_iou",
     "read_overlap",
     "split_address",
@@ -81,6 +82,18 @@ def read_iou(
     """Intersection over union of two word ranges, broadcast, in [0, 1]."""
     overlap = read_overlap(start_a, length_a, start_b, length_b)
     return overlap / (np.asarray(length_a) + length_b - overlap)
+
+
+def match_windows(
+    starts: np.ndarray, lengths: np.ndarray, w_starts: np.ndarray, w_lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """How reads (…,) meet their windows (…, K): a read hits iff its best IoU is positive.
+
+    Returns:
+        (hit bool, best IoU float64), each shape (…,).
+    """
+    iou = read_iou(starts[..., None], lengths[..., None], w_starts, w_lengths).max(axis=-1)
+    return iou > 0, iou
 
 
 @dataclass(frozen=True)

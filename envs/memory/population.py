@@ -1,4 +1,4 @@
-"""Population strategies that fill a :class:`~envs.memory.memory.BitMemory`.
+"""Population strategies that fill a :class:`~assembly_gym.envs.memory.memory.BitMemory`.
 
 * ``"random"``: independent fair bits (the content of a region cannot be guessed without
   reading it, nor memorised by a model: 2 Mbit for the default memory).
@@ -104,10 +104,10 @@ def roll_call_experience(data: object = None) -> np.ndarray:
     """Content features of roll calls (issues, flags, year, text), shape (R, d) float64.
 
     Args:
-        data: anything :func:`assembly_gym.envs.legislative.sources.roll_call_data` accepts: None (the
-            synthetic assembly), ``"unvotes"`` (the real votes), a path or data.
+        data: anything :func:`assembly_gym.envs.legislative.sources.roll_call_data` accepts:
+            None (the synthetic assembly), ``"unvotes"`` (the real votes), a path or data.
     """
-    from assembly_gym.envs.legislative.features import content_features
+    from assembly_gym.envs.legislative.observation import content_features
     from assembly_gym.envs.legislative.sources import roll_call_data
 
     return content_features(roll_call_data(data).roll_calls)

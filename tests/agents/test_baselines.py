@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assembly_gym.agents.base import Agent, BaseAgent, apply_mask, stack_demonstrations
+from assembly_gym.agents.base import Agent, BaseAgent, apply_mask
 from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
     IssueMajorityAgent,
@@ -17,7 +17,7 @@ from assembly_gym.agents.baselines import (
 )
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly, softmax
 
 LAYOUT = ObservationLayout(feature_names())
@@ -71,7 +71,7 @@ FACTORIES = {
 def test_every_baseline_honours_the_protocol(name, demos):
     agent = FACTORIES[name]().fit(demos)
     assert isinstance(agent, Agent) and isinstance(agent.name, str)
-    obs, _, _ = stack_demonstrations(demos)
+    obs, _, _ = Demonstration.stack(demos)
     probs = agent.action_probs(obs)
     assert probs.shape == (len(obs), 3)
     assert (probs >= 0).all()
@@ -84,7 +84,7 @@ def test_every_baseline_honours_the_protocol(name, demos):
 @pytest.mark.parametrize("name", list(FACTORIES))
 def test_masked_actions_get_zero(name, demos):
     agent = FACTORIES[name]().fit(demos)
-    obs, _, _ = stack_demonstrations(demos)
+    obs, _, _ = Demonstration.stack(demos)
     rng = np.random.default_rng(1)
     masks = rng.random((len(obs), 3)) < 0.6
     masks[np.arange(len(obs)), rng.integers(3, size=len(obs))] = True  # one valid at least
@@ -100,19 +100,11 @@ def test_masked_actions_get_zero(name, demos):
 @pytest.mark.parametrize("name", list(FACTORIES))
 def test_seeded_sampling_is_reproducible_and_follows_the_probabilities(name, demos):
     agent = FACTORIES[name]().fit(demos)
-    obs = np.repeat(stack_demonstrations(demos)[0][:1], 6000, axis=0)
+    obs = np.repeat(Demonstration.stack(demos)[0][:1], 6000, axis=0)
     first = agent.act(obs, rng=np.random.default_rng(5))
     np.testing.assert_array_equal(first, agent.act(obs, rng=np.random.default_rng(5)))
     frequencies = np.bincount(first, minlength=3) / len(first)
     np.testing.assert_allclose(frequencies, agent.action_probs(obs[0])[0], atol=0.025)
-
-
-def test_stack_demonstrations(demos):
-    obs, acts, masks = stack_demonstrations(demos)
-    assert obs.shape == (60, len(LAYOUT)) and acts.shape == (60,) and masks.shape == (60, 3)
-    np.testing.assert_array_equal(obs[:30], demos[0].obs[:-1])  # the final obs is not a decision
-    with pytest.raises(ValueError, match="no demonstrations to fit on"):
-        stack_demonstrations([])
 
 
 def test_base_agent_contract():
@@ -244,7 +236,7 @@ def test_planted_agent_is_the_planted_softmax():
     country = assembly.data.country_names[2]
     demos = rollcall_demonstrations(assembly.data, [country], with_infos=False)
     agent = PlantedAgent(assembly, LAYOUT).fit(demos)
-    obs, _, _ = stack_demonstrations(demos)
+    obs, _, _ = Demonstration.stack(demos)
     theta = assembly.country_theta(country)
     expected = softmax(np.column_stack([np.ones(len(obs)), obs]) @ theta.T)
     np.testing.assert_allclose(agent.action_probs(obs), expected, rtol=1e-5)

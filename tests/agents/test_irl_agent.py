@@ -9,7 +9,11 @@ from assembly_gym.agents.base import Agent
 from assembly_gym.agents.baselines import LogisticAgent
 from assembly_gym.agents.irl_agent import MaxEntIRLAgent, NeuralMaxEntIRLAgent
 from assembly_gym.benchmarks.harness import TemporalSplit, evaluate
-from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from assembly_gym.envs.legislative.demonstrations import (
+    Demonstration,
+    group_by_country,
+    rollcall_demonstrations,
+)
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.irl.rollcall import fit_reward_model
 
@@ -41,7 +45,7 @@ def test_alone_it_is_an_l2_logistic_regression(demos) -> None:
     """Same model family as scikit-learn's: their probabilities agree closely."""
     mine = MaxEntIRLAgent(3, l2=1.0).fit(demos["Country 002"])
     theirs = LogisticAgent(3, C=1.0).fit(demos["Country 002"])
-    obs = np.concatenate([d.obs[:-1] for d in demos["Country 002"]])
+    obs, _, _ = Demonstration.stack(demos["Country 002"])
     gap = np.abs(mine.action_probs(obs) - theirs.action_probs(obs)).mean()
     assert gap < 0.03
 
@@ -87,8 +91,7 @@ def held_out(assembly):
 
 
 def _log_loss(agent, demos) -> float:
-    obs = np.concatenate([d.obs[:-1] for d in demos])
-    acts = np.concatenate([d.acts for d in demos])
+    obs, acts, _ = Demonstration.stack(demos)
     return float(-np.log(agent.action_probs(obs)[np.arange(len(acts)), acts]).mean())
 
 

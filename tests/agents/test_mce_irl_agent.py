@@ -11,7 +11,11 @@ from assembly_gym.agents.base import Agent
 from assembly_gym.agents.imitation_agents import MCEIRLAgent
 from assembly_gym.agents.irl_agent import MaxEntIRLAgent
 from assembly_gym.benchmarks.harness import TemporalSplit
-from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from assembly_gym.envs.legislative.demonstrations import (
+    Demonstration,
+    group_by_country,
+    rollcall_demonstrations,
+)
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 
@@ -30,8 +34,8 @@ def split():
 
 
 def _arrays(demos):
-    obs = np.concatenate([d.obs[:-1] for d in demos])
-    return obs, np.concatenate([d.acts for d in demos])
+    obs, acts, _ = Demonstration.stack(demos)
+    return obs, acts
 
 
 def _log_loss(agent, demos) -> float:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from assembly_gym.agents.base import Agent
 from assembly_gym.agents.imitation_agents import BCAgent
 from assembly_gym.agents.sb3 import PolicyAgent
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv, resolution_records
 from assembly_gym.envs.legislative.demonstrations import (
+    Demonstration,
     deliberation_demonstrations,
     group_by_country,
     rollcall_demonstrations,
@@ -42,8 +44,7 @@ def test_policy_agent_trains_in_the_env_and_honours_masks(deliberation, algorith
     agent = PolicyAgent(5, make_env=_make_env(records), algorithm=algorithm,
                         total_timesteps=128, n_steps=64, seed=0).fit(demos)  # fmt: skip
     assert isinstance(agent, Agent)
-    obs = np.concatenate([d.obs[:-1] for d in demos])[:20]
-    masks = np.concatenate([d.masks for d in demos])[:20]
+    obs, _, masks = (array[:20] for array in Demonstration.stack(demos))
     probs = agent.action_probs(obs, masks)
     assert probs.shape == (20, 5)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
@@ -60,7 +61,9 @@ def test_policy_agent_is_reproducible_from_its_seed(deliberation):
                             seed=seed).fit(demos)  # fmt: skip
         return agent.action_probs(obs)
 
+    before = torch.random.get_rng_state()
     np.testing.assert_array_equal(probs(1), probs(1))
+    assert torch.equal(torch.random.get_rng_state(), before)  # the seed stays inside fit
 
 
 def test_policy_agent_rejects_bad_arguments(deliberation):
@@ -76,8 +79,10 @@ def test_policy_agent_rejects_bad_arguments(deliberation):
 def test_bc_learns_a_country_that_always_votes_the_same(assembly):
     demos = rollcall_demonstrations(assembly.data, [COUNTRY], with_infos=False)
     constant = [type(d)(d.country, d.obs, np.full_like(d.acts, 2), d.masks) for d in demos]
+    before = torch.random.get_rng_state()
     agent = BCAgent(3, n_epochs=200, seed=0).fit(constant)
-    obs = np.concatenate([d.obs[:-1] for d in demos])
+    assert torch.equal(torch.random.get_rng_state(), before)  # the seed stays inside fit
+    obs, _, _ = Demonstration.stack(demos)
     probs = agent.action_probs(obs)
     assert probs.shape == (len(obs), 3)
     assert probs[:, 2].mean() > 0.9  # uniform would be 1/3

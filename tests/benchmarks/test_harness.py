@@ -9,9 +9,9 @@ import pytest
 
 from assembly_gym.agents.baselines import MajorityAgent, PlantedAgent
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
-from assembly_gym.benchmarks.metrics import classification_metrics
 from assembly_gym.benchmarks.suites import SuiteResult
 from assembly_gym.core.errors import DataError
+from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 

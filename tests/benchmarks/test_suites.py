@@ -116,15 +116,14 @@ def _episodic_suite(scores: dict[str, dict[str, np.ndarray]], baselines: set[str
     """A suite whose agents return fixed per-episode scores."""
     from types import SimpleNamespace
 
-    from assembly_gym.benchmarks.suites import EpisodeScores, EpisodicAgent, EpisodicRunner, Suite
+    from assembly_gym.agents.base import EpisodeScores
+    from assembly_gym.benchmarks.suites import EpisodicRunner, EpisodicSpec, Suite
 
     task = SimpleNamespace(split="eight episodes", source="fixed numbers")
 
     def agents(task, options):
         return [
-            EpisodicAgent(
-                name, lambda t, o, v=values: EpisodeScores(v, 1.0, 0.5), name in baselines
-            )
+            EpisodicSpec(name, lambda t, o, v=values: EpisodeScores(v, 1.0, 0.5), name in baselines)
             for name, values in scores.items()
         ]
 
@@ -156,13 +155,11 @@ def test_episodic_runner_scores_episodes_and_pairs_them_with_the_best_baseline()
     assert "over held-out episodes" in text and "| no reads |" in text.replace("  ", "")
 
 
-def test_episode_scores_validate_their_shapes():
-    from assembly_gym.benchmarks.suites import EpisodeScores
+def test_an_episodic_spec_is_an_episodic_agent():
+    from assembly_gym.agents.base import EpisodicAgent
+    from assembly_gym.benchmarks.suites import EpisodicSpec
 
-    with pytest.raises(ValueError, match="1-D arrays of one length"):
-        EpisodeScores({"reward": np.zeros(3), "mse": np.zeros(4)}, 0.0, 0.0)
-    with pytest.raises(ValueError, match="1-D arrays of one length"):
-        EpisodeScores({}, 0.0, 0.0)
+    assert isinstance(EpisodicSpec("noop", lambda task, options: None), EpisodicAgent)
 
 
 @pytest.mark.slow

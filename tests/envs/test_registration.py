@@ -19,8 +19,8 @@ HAS_PLUGIN_HOOK = hasattr(gym_registration, "load_plugin_envs")
 
 # Each script runs in a fresh interpreter so that the import order is really the one named.
 SCRIPTS = {
-    "envs first": "import envs\nimport gymnasium as gym\n",
-    "gymnasium first": "import gymnasium as gym\nimport envs\n",
+    "package first": "import assembly_gym\nimport gymnasium as gym\n",
+    "gymnasium first": "import gymnasium as gym\nimport assembly_gym\n",
     "bare gymnasium": "import gymnasium as gym\n",
 }
 _MAKE_BOTH = (
@@ -55,7 +55,7 @@ def subprocess_results() -> dict[str, subprocess.CompletedProcess]:
     return results
 
 
-@pytest.mark.parametrize("order", ["envs first", "gymnasium first"])
+@pytest.mark.parametrize("order", ["package first", "gymnasium first"])
 def test_import_orders_register_without_circular_import(subprocess_results, order):
     result = subprocess_results[order]
     assert result.returncode == 0, result.stderr

@@ -6,12 +6,9 @@ import numpy as np
 import pytest
 
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
-from assembly_gym.envs.legislative.deliberation_features import (
-    DELIBERATION_INPUTS,
-    DeliberationFeatureMap,
-)
 from assembly_gym.envs.legislative.demonstrations import deliberation_demonstrations
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
+from assembly_gym.envs.legislative.phi import DELIBERATION_INPUTS, DeliberationFeatureMap
 from assembly_gym.envs.legislative.resolutions import generate_resolution_records
 from assembly_gym.envs.legislative.rewards import LinearReward
 from assembly_gym.envs.legislative.spaces import Action

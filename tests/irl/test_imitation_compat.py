@@ -55,7 +55,7 @@ def test_a_failing_child_is_an_error_not_a_timeout() -> None:
 
 def _decisions(seed: int = 0, n: int = 40):
     """n one-step decisions with 3 actions, φ(s, a) = e_a ⊗ [1, x(s)], votes from a logit."""
-    from assembly_gym.envs.legislative.features import ActionFeatureMap
+    from assembly_gym.envs.legislative.phi import ActionFeatureMap
 
     rng = np.random.default_rng(seed)
     x = rng.random((n, 2))

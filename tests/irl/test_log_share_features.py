@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assembly_gym.envs.legislative.features import (
+from assembly_gym.envs.legislative.observation import (
     HISTORY_NAMES,
     LOG_SHARE_NAMES,
     FeatureConfig,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from assembly_gym.core.errors import CheckpointError, DataError
-from assembly_gym.envs.legislative.features import FeatureConfig
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.irl.analysis import reward_correlations
@@ -25,7 +25,7 @@ def test_recovers_planted_weights_of_a_small_assembly() -> None:
     assembly = generate_assembly(
         SyntheticConfig(n_countries=8, n_blocs=2, n_sessions=10, roll_calls_per_session=80, seed=5)
     )
-    from assembly_gym.envs.legislative.features import content_names
+    from assembly_gym.envs.legislative.observation import content_names
 
     fitted = fit_reward_model(
         assembly.data, l2=10.0, standard_errors=False, reward_features=content_names()
@@ -124,7 +124,7 @@ def test_predict_without_history_is_an_error(model: RewardModel) -> None:
 
 
 def test_reward_on_a_subset_of_features_reads_whole_observations(small_assembly) -> None:
-    from assembly_gym.envs.legislative.features import content_names
+    from assembly_gym.envs.legislative.observation import content_names
 
     model = fit_reward_model(
         small_assembly.data, reward_features=content_names(), l2=5.0, standard_errors=False

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.world_models.base import load_world_model, register_world_model
 from assembly_gym.world_models.checkpoint import (
     MANIFEST,
@@ -93,8 +93,8 @@ def test_unknown_kind_from_outside_the_package(folder):
     path = folder / MANIFEST
     text = path.read_text()
     kind = json.loads(text)["model_kind"]
-    path.write_text(text.replace(f'"model_kind": "{kind}"', '"model_kind": "mystery"')
-                    .replace('"module": "world_models.', '"module": "elsewhere.'))  # fmt: skip
+    text = text.replace(f'"model_kind": "{kind}"', '"model_kind": "mystery"')
+    path.write_text(text.replace('"module": "assembly_gym.world_models.', '"module": "elsewhere.'))
     with pytest.raises(CheckpointError, match="unknown world-model kind 'mystery'"):
         load_world_model(folder)
 
@@ -121,3 +121,25 @@ def test_any_kind_can_register_a_loader(tmp_path):
     register_world_model("test-constant", lambda folder, manifest: Constant())
     Constant().save(tmp_path / "c")
     assert isinstance(load_world_model(tmp_path / "c", layout=("a", "b")), Constant)
+
+
+def test_a_checkpoint_saved_before_the_namespace_still_loads(delib, tmp_path, monkeypatch):
+    """Manifests written before 0.2 name ``world_models.…`` modules; they load all the same."""
+    import json
+    import sys
+
+    from assembly_gym.world_models import base, empirical
+
+    EmpiricalModel = empirical.EmpiricalModel
+    EmpiricalModel().fit(delib).save(tmp_path / "old")
+    manifest_path = tmp_path / "old" / "world_model.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["module"] == "assembly_gym.world_models.empirical"
+    manifest["module"] = "world_models.empirical"
+    manifest_path.write_text(json.dumps(manifest))
+    # As in a fresh process: the kind is not registered and its module not imported yet.
+    monkeypatch.delitem(base._LOADERS, manifest["model_kind"])
+    monkeypatch.delitem(sys.modules, "assembly_gym.world_models.empirical")
+    loaded = load_world_model(tmp_path / "old")
+    assert type(loaded).__name__ == "EmpiricalModel"
+    assert manifest["model_kind"] in base._LOADERS

@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assembly_gym.envs.legislative.deliberation import STATE_NAMES
-from assembly_gym.envs.legislative.features import content_names
+from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
+from assembly_gym.envs.declarations import declaration_for_layout
+from assembly_gym.envs.legislative.deliberation import STATE_DECLARATION, STATE_NAMES
+from assembly_gym.envs.legislative.observation import content_names
+from assembly_gym.world_models.base import Transitions
 from assembly_gym.world_models.schema import (
     DONE,
     BinCodec,
@@ -131,3 +134,111 @@ def test_schema_serialises(schema, delib):
     empty = np.zeros((50, 0))
     assert np.allclose(again.expectation(delib.obs[:50], probs, empty),
                        schema.expectation(delib.obs[:50], probs, empty))  # fmt: skip
+
+
+# ---------------------------------------------------------------------- declarations
+
+FAKE = StateDeclaration(
+    names=("phase_open", "phase_vote", "phase_closed", "own_for", "own_against",
+           "ballot_for", "ballot_against", "ballot_none", "turnout", "passed"),
+    stages=Stages(("phase_open", "phase_vote", "phase_closed"), ("OPEN", "VOTE", "CLOSED"),
+                  "CLOSED"),
+    one_hot=(OneHotGroup("own_ballot", ("own_for", "own_against"), True),),
+    votes=(VoteGroup("ballot", ("ballot_for", "ballot_against", "ballot_none")),),
+    shares=("turnout",),
+    outcome=OutcomeRule("passed", "ballot", majority=2 / 3),
+)  # fmt: skip
+"""Another env family: three phases, a ballot that passes with a two-thirds majority."""
+
+
+def fake_transitions(n_episodes=300, seed=0):
+    """Episodes OPEN → VOTE (turnout known) → CLOSED (ballot, own vote, passed)."""
+    rng = np.random.default_rng(seed)
+    names = ("feature", *FAKE.names)
+    index = {name: i for i, name in enumerate(names)}
+    states = np.zeros((n_episodes, 3, len(names)), np.float32)
+    states[:, :, index["feature"]] = rng.random(n_episodes)[:, None]  # never changes
+    for t, phase in enumerate(FAKE.stages.dims):
+        states[:, t, index[phase]] = 1
+    states[:, 1:, index["turnout"]] = rng.random(n_episodes)[:, None]
+    ballot = rng.dirichlet(np.ones(3), n_episodes)
+    states[:, 2, [index[n] for n in FAKE.vote("ballot").dims]] = ballot
+    states[:, 2, index["passed"]] = FAKE.outcome.passed(ballot[:, 0], ballot[:, 1])
+    acts = np.zeros((n_episodes, 2), np.int64)
+    acts[:, 1] = rng.integers(0, 3, n_episodes)  # for, against or none
+    for own, action in (("own_for", 0), ("own_against", 1)):
+        states[acts[:, 1] == action, 2, index[own]] = 1
+    return Transitions(
+        states[:, :2].reshape(-1, len(names)), acts.reshape(-1),
+        states[:, 1:].reshape(-1, len(names)), np.tile([False, True], n_episodes),
+        np.repeat(np.arange(n_episodes), 2), names,
+    )  # fmt: skip
+
+
+def test_another_family_is_modelled_as_it_declares():
+    data = fake_transitions()
+    schema = StateSchema.fit(data, declaration=FAKE)
+    assert schema.declaration == FAKE
+    assert [(p.name if hasattr(p, "name") else p.prefix, type(p)) for p in schema.parts] == [
+        ("stage", OneHotPart), ("own_ballot", OneHotPart), ("ballot", VoteSharesPart),
+        ("turnout", ShareBinsPart), ("passed", OneHotPart),
+    ]  # fmt: skip
+    assert schema.heads["stage"] == 3 and schema.heads["own_ballot"] == 3
+    assert [data.obs_names[j] for j in schema.copied] == ["feature"]
+    n = 2000
+    obs = np.repeat(data.obs[1:2], n, axis=0)  # a VOTE-phase state
+    sample = schema.sample(obs, uniform_probs(schema, n), np.zeros((n, 0)), np.zeros((n, 0)),
+                           np.random.default_rng(0))  # fmt: skip
+    column = {name: sample[:, data.obs_names.index(name)] for name in data.obs_names}
+    passed = column["ballot_for"] > 2 * column["ballot_against"]  # the two-thirds rule
+    assert np.array_equal(column["passed"] == 1, passed)
+    assert (passed.any() and not passed.all()
+            and (~passed & (column["ballot_for"] > column["ballot_against"])).any())  # fmt: skip
+    again = StateSchema.from_dict(schema.to_dict())
+    assert again.declaration == FAKE and again.heads == schema.heads
+
+
+def test_without_its_declaration_a_layout_is_only_data():
+    schema = StateSchema.fit(fake_transitions())  # no family names these dims
+    assert schema.declaration == StateDeclaration() and "stage" not in schema.heads
+    assert {"phase_vote", "passed", "own_for"} <= set(schema.heads)  # 0/1 dims: 2 classes
+
+
+def test_a_model_keeps_the_declaration_it_was_fitted_with(tmp_path):
+    from assembly_gym.world_models.base import load_world_model
+    from assembly_gym.world_models.empirical import EmpiricalModel
+
+    model = EmpiricalModel().fit(fake_transitions(), declaration=FAKE)
+    model.save(tmp_path / "fake")
+    loaded = load_world_model(tmp_path / "fake")
+    assert model.state_declaration == loaded.state_declaration == FAKE
+    stage = loaded.predict(loaded.start_states[:1], [0]).distributions["stage"]
+    assert stage.shape == (1, 3) and stage[0].argmax() == FAKE.stages.labels.index("VOTE")
+
+
+def test_deliberation_declares_what_the_schema_used_to_hard_code(schema, delib):
+    assert schema.declaration == STATE_DECLARATION == declaration_for_layout(delib.obs_names)
+    named = [(getattr(p, "name", getattr(p, "prefix", None)),
+              tuple(delib.obs_names[j] for j in p.dims)) for p in schema.parts]  # fmt: skip
+    votes = ("yes", "no", "abstain")
+    assert named[:6] == [
+        ("stage", ("stage_draft", "stage_committee", "stage_plenary", "stage_terminal")),
+        ("own_committee_vote", tuple(f"own_committee_{v}" for v in votes)),
+        ("own_plenary_vote", tuple(f"own_plenary_{v}" for v in votes)),
+        ("committee", tuple(f"committee_{v}" for v in votes)),
+        ("plenary", tuple(f"plenary_{v}" for v in votes)),
+        ("sponsor_share", ("sponsor_share",)),
+    ]  # fmt: skip
+    assert STATE_DECLARATION.outcome == OutcomeRule("adopted", "plenary", majority=0.5)
+
+
+def test_schemas_saved_without_a_declaration_get_their_layouts(schema, delib):
+    saved = schema.to_dict()
+    del saved["declaration"]  # as saved before declarations were
+    old = StateSchema.from_dict(saved)
+    assert old.declaration == STATE_DECLARATION
+    n = 300
+    probs = uniform_probs(schema, n)
+    draws = [s.sample(delib.obs[:n], probs, np.zeros((n, 0)), np.zeros((n, 0)),
+                      np.random.default_rng(5)) for s in (schema, old)]  # fmt: skip
+    assert np.array_equal(*draws)

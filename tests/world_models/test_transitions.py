@@ -9,7 +9,7 @@ from assembly_gym.core.paths import unvotes_dir
 from assembly_gym.envs.legislative.data import ABSENT
 from assembly_gym.envs.legislative.deliberation import STATE_NAMES, resolution_records
 from assembly_gym.envs.legislative.demonstrations import deliberation_demonstrations
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, records_from_roll_calls
 from assembly_gym.world_models.transitions import (
     deliberation_transitions,

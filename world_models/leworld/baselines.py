@@ -13,11 +13,13 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from assembly_gym.envs.memory.world import Episodes
+from assembly_gym.envs.memory.world import Episodes, MemoryWorld
 from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.datasets import Datasets, training_episodes
 from assembly_gym.world_models.leworld.layers import linear, mlp
+from assembly_gym.world_models.leworld.system import LeWorldSystem
 
-__all__ = ["MemorylessMLP", "train_memoryless"]
+__all__ = ["MemorylessMLP", "fit_memoryless", "train_memoryless"]
 
 
 @dataclass
@@ -138,3 +140,28 @@ def train_memoryless(
     model.load_state_dict(best[1])
     model.eval()
     return history
+
+
+def fit_memoryless(
+    world: MemoryWorld,
+    system: LeWorldSystem,
+    data: Datasets,
+    *,
+    epochs: int,
+    seed: int = 0,
+    progress: bool = True,
+) -> MemorylessMLP:
+    """The memory-less baseline: an MLP as large as ``system``, trained on ``data`` of ``world``.
+
+    It sees the same sequence of training sets as the system's phases
+    (:func:`~assembly_gym.world_models.leworld.datasets.training_episodes`, drawn from
+    ``world``) and keeps its best validation epoch.
+    """
+    wc = world.config
+    model = MemorylessMLP.like(
+        system, state_dim=wc.state_dim, char_dim=wc.char_dim,
+        sequence_length=wc.sequence_length, seed=seed,
+    )  # fmt: skip
+    episodes = training_episodes(world, system.config, data.train, seed)
+    train_memoryless(model, episodes, data.val, epochs=epochs, seed=seed, progress=progress)
+    return model

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from assembly_gym.envs.memory.world import Episodes, MemoryLayout
+from assembly_gym.envs.memory.layout import MemoryLayout
+from assembly_gym.envs.memory.world import Episodes
 
 __all__ = ["SequenceBatch", "StepBatch"]
 
@@ -88,7 +89,7 @@ class SequenceBatch:
 
     @classmethod
     def from_episodes(cls, episodes: Episodes) -> SequenceBatch:
-        """Tensors of a batch of :class:`~envs.memory.world.Episodes`."""
+        """Tensors of a batch of :class:`~assembly_gym.envs.memory.world.Episodes`."""
         return cls(
             torch.from_numpy(episodes.states),
             torch.from_numpy(episodes.c),

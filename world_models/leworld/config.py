@@ -1,4 +1,9 @@
-"""The one configuration of the LeWorld system: architecture, losses and the three phases."""
+"""The one configuration of the LeWorld system: architecture, losses and the three phases.
+
+The sizes of the world (state, characteristics, sequence length, memory) are not here: the
+system takes them from the world's description,
+:class:`~assembly_gym.envs.memory.config.MemoryWorldConfig`.
+"""
 
 from __future__ import annotations
 
@@ -33,9 +38,6 @@ class LeWorldConfig:
         phase3_other_lr_scale: the rest of the system learns at ``phase3_lr`` × this.
         weight_decay: AdamW weight decay (all phases).
         grad_clip: maximum global gradient norm (all phases).
-        state_dim: size of the state (must equal the world's).
-        char_dim: size of the characteristics (must equal the world's).
-        sequence_length: steps per sequence (must equal the world's).
         lambda_balance: weight of the routing-balance loss (CV² of the SLMs' mean gate).
         lambda_diversity: weight of the address-diversity loss (overlap of the SLMs' page
             distributions).
@@ -72,9 +74,6 @@ class LeWorldConfig:
     phase3_other_lr_scale: float = 0.1
     weight_decay: float = 0.01
     grad_clip: float = 1.0
-    state_dim: int = 64
-    char_dim: int = 32
-    sequence_length: int = 20
     lambda_balance: float = 0.01
     lambda_diversity: float = 0.001
     lambda_entropy: float = 0.01

@@ -17,9 +17,11 @@ import numpy as np
 import torch
 from scipy import stats
 
+from assembly_gym.envs.memory.config import MemoryWorldConfig
 from assembly_gym.envs.memory.memory import PAGE_SIZE
 from assembly_gym.envs.memory.world import Episodes
 from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = [
     "LeWorldMetrics",
@@ -89,7 +91,8 @@ def sequence_mse(
     """Per-sequence one-step MSE of a system, shape (n,) (the unit of paired comparisons).
 
     Args:
-        system: a :class:`~world_models.leworld.system.LeWorldSystem`.
+        system: a :class:`~assembly_gym.world_models.leworld.system.LeWorldSystem`, or a
+            model with the same ``run`` (the memory-less MLP).
         episodes: held-out episodes.
         use_query: with or without the info request (default: the system's setting).
         read_mode: "model", "oracle" or "random".
@@ -106,7 +109,7 @@ def sequence_mse(
 
 
 def evaluate_system(
-    system: torch.nn.Module,
+    system: LeWorldSystem,
     episodes: Episodes,
     *,
     use_query: bool | None = None,
@@ -114,7 +117,7 @@ def evaluate_system(
     seed: int = 0,
 ) -> LeWorldMetrics:
     """All held-out metrics of a system on episodes (arguments as in :func:`sequence_mse`)."""
-    world = system.world
+    world_config = system.world_config
     generator = torch.Generator().manual_seed(seed)
     sq, ab, gates, probs, hits, ious = [], [], [], [], [], []
     horizons = min(HORIZONS, episodes.sequence_length)
@@ -131,7 +134,7 @@ def evaluate_system(
             ab.append(np.abs(error).ravel())
             gates.append(run.gates.flatten(1).numpy())
             probs.append(run.gate_probs.flatten(1).numpy())
-            hit, iou = _read_quality(world, run.reads.numpy(), part.regions)
+            hit, iou = _read_quality(world_config, run.reads.numpy(), part.regions)
             hits.append(hit.ravel())
             ious.append(iou.ravel())
             for h in range(1, horizons + 1):
@@ -157,12 +160,14 @@ def evaluate_system(
     )
 
 
-def _read_quality(world, reads: np.ndarray, regions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _read_quality(
+    world_config: MemoryWorldConfig, reads: np.ndarray, regions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Hit and IoU of reads (E, B, T, 3) against the windows of their step."""
     starts = reads[..., 0] * PAGE_SIZE + reads[..., 1]
-    lengths = np.minimum(reads[..., 2] + 1, world.config.num_words - starts)
+    lengths = np.minimum(reads[..., 2] + 1, world_config.num_words - starts)
     steps = np.arange(reads.shape[2])[None, None, :]
-    return world.read_quality(starts, lengths, regions[None, :, None], steps)
+    return world_config.read_quality(starts, lengths, regions[None, :, None], steps)
 
 
 @dataclass(frozen=True)

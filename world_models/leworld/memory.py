@@ -1,8 +1,8 @@
 """The artificial memory of the LeWorld system: the world's bits, reads and a learned encoder.
 
 A read is chosen as three discrete factors (page, offset, length − 1; see
-:mod:`assembly_gym.envs.memory.memory`). Its content is the mean of every bit position over the words
-read, computed in O(1) from prefix sums of the bits. The straight-through estimator
+:mod:`assembly_gym.envs.memory.memory`). Its content is the mean of every bit position over the
+words read, computed in O(1) from prefix sums of the bits. The straight-through estimator
 (:func:`straight_through_read`) returns that hard content in the forward pass and, in the
 backward pass, the gradient of the factorised surrogate
 

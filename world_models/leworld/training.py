@@ -1,23 +1,20 @@
-"""The three training phases of the LeWorld system.
+"""Training the LeWorld system: three phases, each its own optimiser and schedule.
 
-* Phase 1 (``phase1_*``): the SLMs learn to hit the relevant regions (cross-entropy on the
-  page, offset and length of the window of region i mod K for SLM i, and a binary
-  cross-entropy for their confidence: was the whole read exactly right?); the memory
-  encoder and the BLM learn to predict from oracle reads of those windows, all gates open.
+* Phase 1 (``phase1_*``): the SLMs on the regions' addresses, the memory encoder and the
+  BLM on oracle reads (:func:`~assembly_gym.world_models.leworld.losses.phase1_loss`);
+  AdamW at a constant learning rate.
 * Phase 2 (``phase2_*``): end to end on the next-state MSE plus the routing losses;
   straight-through gradients through the discrete reads and the router's gates; linear
   warm-up, then cosine annealing with warm restarts; the router temperature is annealed
   τ = max(τ_min, exp(−rate · step)).
-* Phase 3 (``phase3_*``): paired branches on the same sequences, with the info request
-  passed from step to step and without it. Loss
-  ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,
-  and the request is rewarded by the improvement it brings. The info head and the SLMs'
-  query weights learn at ``phase3_lr``, everything else at ``phase3_lr`` ×
+* Phase 3 (``phase3_*``): paired branches with and without the info request
+  (:func:`~assembly_gym.world_models.leworld.losses.phase3_loss`). The info head and the
+  SLMs' query weights learn at ``phase3_lr``, everything else at ``phase3_lr`` ×
   ``phase3_other_lr_scale``.
 
 Each phase keeps the parameters of its best validation epoch, or the parameters it started
-from when no epoch improves on them. All randomness comes from the
-``seed`` argument (a ``torch.Generator`` for shuffling, NumPy generators for the data).
+from when no epoch improves on them. All randomness comes from the ``seed`` argument (a
+``torch.Generator`` for shuffling, NumPy generators for the data).
 """
 
 from __future__ import annotations
@@ -32,69 +29,32 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from assembly_gym.core.errors import MissingDependencyError
-from assembly_gym.envs.memory.world import Episodes, MemoryWorld
+from assembly_gym.core.tensorboard import summary_writer
+from assembly_gym.envs.memory.layout import MemoryLayout
+from assembly_gym.envs.memory.world import MemoryWorld
 from assembly_gym.world_models.base import Transitions
-from assembly_gym.world_models.leworld.baselines import MemorylessMLP, train_memoryless
 from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
 from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.datasets import Datasets, make_datasets, training_episodes
 from assembly_gym.world_models.leworld.evaluation import LeWorldMetrics, evaluate_system
+from assembly_gym.world_models.leworld.losses import phase1_loss, phase2_loss, phase3_loss
 from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = [
     "PHASES",
-    "Datasets",
     "PhaseReport",
     "TrainingReport",
-    "fit_memoryless",
     "fit_residual_std",
     "fit_transitions",
-    "held_out_episodes",
-    "make_datasets",
     "parse_phases",
-    "phase1_loss",
-    "phase2_loss",
-    "phase3_loss",
     "train_leworld",
     "train_phase",
-    "training_episodes",
 ]
 
 PHASES = (1, 2, 3)
 _EVAL_ROWS = 4096  # validation rows per forward pass
-
-
-@dataclass(frozen=True)
-class Datasets:
-    """Training, validation and held-out test episodes of one world."""
-
-    train: Episodes
-    val: Episodes
-    test: Episodes
-
-
-def make_datasets(world: MemoryWorld, config: LeWorldConfig, seed: int) -> Datasets:
-    """Episodes for training, validation and test, each from its own stream of ``seed``.
-
-    The test episodes depend only on ``seed`` and ``num_test_sequences``, so an evaluation
-    of a saved model regenerates exactly the episodes it was judged on.
-    """
-    streams = np.random.SeedSequence(seed).spawn(3)
-    sizes = (config.num_train_sequences, config.num_val_sequences, config.num_test_sequences)
-    parts = [
-        world.sample_episodes(n, np.random.default_rng(s))
-        for n, s in zip(sizes, streams, strict=True)
-    ]
-    return Datasets(*parts)
-
-
-def held_out_episodes(world: MemoryWorld, config: LeWorldConfig, seed: int) -> Episodes:
-    """The test part of :func:`make_datasets` alone (the same episodes)."""
-    stream = np.random.SeedSequence(seed).spawn(3)[2]
-    return world.sample_episodes(config.num_test_sequences, np.random.default_rng(stream))
 
 
 @dataclass
@@ -140,78 +100,6 @@ class TrainingReport:
         }
 
 
-# ---------------------------------------------------------------------- losses of the phases
-
-
-def phase1_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
-    """Address cross-entropy + confidence BCE of the SLMs, MSE of the BLM on oracle reads."""
-    if rows.regions is None:
-        raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
-    slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
-    targets = system.oracle_reads(rows.regions, rows.step)
-    logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
-    address = sum(
-        F.cross_entropy(lg.flatten(0, 1), tg.flatten())
-        for lg, tg in zip(logits, targets, strict=True)
-    )
-    exact = (slm.page == targets[0]) & (slm.offset == targets[1]) & (slm.length_code == targets[2])
-    confidence = F.binary_cross_entropy(slm.confidence, exact.to(slm.confidence.dtype))
-    ones = torch.ones_like(slm.confidence)
-    out = system.step(
-        rows.s_prev,
-        rows.s,
-        rows.c,
-        rows.step,
-        read_mode="oracle",
-        regions=rows.regions,
-        gates=ones,
-        slm=slm,
-    )
-    mse = ((out.prediction - rows.target) ** 2).mean()
-    loss = address + confidence + mse
-    return loss, {
-        "address_ce": address.item(),
-        "confidence_bce": confidence.item(),
-        "mse": mse.item(),
-        "exact_reads": exact.float().mean().item(),
-    }
-
-
-def phase2_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
-    """Next-state MSE + routing balance, address diversity and routing entropy."""
-    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
-    parts = system.losses(
-        out.prediction, rows.target, out.blm.gate_probs, out.slm.page_logits.softmax(-1)
-    )
-    return parts["total"], {name: value.item() for name, value in parts.items()}
-
-
-def phase3_loss(
-    system: LeWorldSystem, batch: SequenceBatch
-) -> tuple[torch.Tensor, dict[str, float]]:
-    """Paired branches with and without the info request (module docstring)."""
-    target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
-    totals, mses = [], []
-    for use_query in (True, False):
-        out = system.run(batch, use_query=use_query)
-        e = out.gate_probs.shape[0]
-        parts = system.losses(
-            out.predictions.reshape(target.shape),
-            target,
-            out.gate_probs.reshape(e, -1),
-            out.page_probs.reshape(e, -1, out.page_probs.shape[-1]),
-        )
-        totals.append(parts["total"])
-        mses.append(parts["mse"])
-    utility = mses[1].detach() - mses[0]
-    loss = 0.5 * (totals[0] + totals[1]) - system.config.lambda_info * utility
-    return loss, {
-        "mse_with": mses[0].item(),
-        "mse_without": mses[1].item(),
-        "info_utility": utility.item(),
-    }
-
-
 # ---------------------------------------------------------------------- the loop
 
 
@@ -253,7 +141,7 @@ def train_phase(
         phase
     ]
     if isinstance(source(0), StepBatch):  # rows: a batch holds as many rows as its sequences would
-        batch_size *= cfg.sequence_length
+        batch_size *= system.world_config.sequence_length
     steps_per_epoch = math.ceil(len(source(0)) / batch_size)
     optimizer, scheduler = _optimizer(system, phase, steps_per_epoch)
     loss_fn, val_fn = _phase_functions(system, phase)
@@ -393,16 +281,6 @@ def _optimizer(
 # ---------------------------------------------------------------------- entry points
 
 
-def _summary_writer(log_dir: str | Path | None) -> Any:
-    if log_dir is None:
-        return None
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError as error:  # pragma: no cover - tensorboard is a dependency
-        raise MissingDependencyError("tensorboard", purpose="logging to TensorBoard") from error
-    return SummaryWriter(str(log_dir))
-
-
 def fit_residual_std(system: LeWorldSystem, val: SequenceBatch) -> None:
     """Set the predictive standard deviation per state dimension from validation residuals."""
     with torch.no_grad():
@@ -424,9 +302,9 @@ def train_leworld(
     """Build a LeWorld system for a world and train it phase by phase.
 
     Args:
-        world: the world (its memory, dimensions and difficulty).
-        config: architecture and schedule (default :class:`LeWorldConfig`, with the world's
-            state_dim, char_dim and sequence_length it must agree with).
+        world: the world: its description and memory build the system, and it draws the
+            training episodes.
+        config: the model's hyperparameters (default :class:`LeWorldConfig`).
         phases: which phases to run, in order (e.g. (1, 2) or (2,)).
         seed: seeds the weights, the data (unless ``data`` is given) and the shuffling.
         data: training, validation and test episodes (default :func:`make_datasets`).
@@ -444,7 +322,7 @@ def train_leworld(
     if unknown or not phases:
         raise ValueError(f"phases must be a non-empty subset of {PHASES}, got {phases}")
     started = time.perf_counter()
-    system = LeWorldSystem(world, config, seed=seed)
+    system = LeWorldSystem(world.config, world.memory, config, seed=seed)
     data = data or make_datasets(world, config, seed)
     val = SequenceBatch.from_episodes(data.val)
     episodes = training_episodes(world, config, data.train, seed)
@@ -454,7 +332,7 @@ def train_leworld(
         return fixed if epoch == 0 else SequenceBatch.from_episodes(episodes(epoch))
 
     generator = torch.Generator().manual_seed(seed)
-    writer = _summary_writer(log_dir)
+    writer = summary_writer(log_dir)
     report = TrainingReport()
     if evaluate:
         report.metrics["untrained"] = evaluate_system(system, data.test)
@@ -481,28 +359,6 @@ def train_leworld(
     return system, report
 
 
-def training_episodes(
-    world: MemoryWorld, config: LeWorldConfig, first: Episodes, seed: int
-) -> Callable[[int], Episodes]:
-    """Training episodes of each epoch: ``first`` at epoch 0, then fresh ones if resampling.
-
-    Every phase restarts at epoch 0; the fresh episodes of epoch e come from a stream seeded
-    by (seed, e), so each phase (and a baseline trained alongside) sees the same sequence of
-    training sets.
-    """
-    if not config.resample_train:
-        return lambda epoch: first
-
-    def draw(epoch: int) -> Episodes:
-        if epoch == 0:
-            return first
-        return world.sample_episodes(
-            config.num_train_sequences, np.random.default_rng([seed, 1 + epoch])
-        )
-
-    return draw
-
-
 def fit_transitions(
     system: LeWorldSystem,
     transitions: Transitions,
@@ -515,7 +371,7 @@ def fit_transitions(
 
     Whole episodes go to validation (about ``validation_fraction`` of them).
     """
-    layout, cfg = system.world.layout, system.world.config
+    layout, cfg = MemoryLayout(system.world_config), system.world_config
     train, val = transitions.split_by_episode(
         (1 - validation_fraction, validation_fraction), np.random.default_rng(seed)
     )
@@ -548,21 +404,3 @@ def parse_phases(text: str | Sequence[int]) -> tuple[int, ...]:
     if not values or any(p not in PHASES for p in values):
         raise ValueError(f"phases must be a comma-separated subset of 1,2,3, got {text!r}")
     return tuple(sorted(set(values)))
-
-
-def fit_memoryless(
-    system: LeWorldSystem, data: Datasets, *, epochs: int, seed: int = 0, progress: bool = True
-) -> MemorylessMLP:
-    """The memory-less baseline: an MLP as large as ``system``, trained on ``data`` of its world.
-
-    It sees the same sequence of training sets as the system's phases
-    (:func:`training_episodes`) and keeps its best validation epoch.
-    """
-    world, config = system.world, system.config
-    model = MemorylessMLP.like(
-        system, state_dim=world.config.state_dim, char_dim=world.config.char_dim,
-        sequence_length=world.config.sequence_length, seed=seed,
-    )  # fmt: skip
-    episodes = training_episodes(world, config, data.train, seed)
-    train_memoryless(model, episodes, data.val, epochs=epochs, seed=seed, progress=progress)
-    return model

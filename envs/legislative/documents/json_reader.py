@@ -6,7 +6,7 @@ from typing import NoReturn
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.documents.names import NameCollector
-from assembly_gym.envs.legislative.documents.reading import build
+from assembly_gym.envs.legislative.documents.parsing import build
 from assembly_gym.envs.legislative.documents.text import committee_from_text
 from assembly_gym.envs.legislative.documents.trajectory import TALLY_KEYS, VOTE_KEYS, RecordedVote
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
+from assembly_gym.envs.legislative.data.reading import read_bytes
 from assembly_gym.envs.legislative.documents.genealogy import genealogy_trajectory
 from assembly_gym.envs.legislative.documents.marc import load_marc_drafts
-from assembly_gym.envs.legislative.documents.reading import parse_json, read_bytes
+from assembly_gym.envs.legislative.documents.parsing import parse_json
 from assembly_gym.envs.legislative.documents.stage_json import stage_trajectory
 from assembly_gym.envs.legislative.documents.trajectory import Trajectory
 
@@ -44,7 +45,8 @@ def load_trajectories(path: str | Path, *, table: CountryTable | None = None) ->
 
     Args:
         path: a file or a folder.
-        table: country table; default :func:`~envs.legislative.countries.default_country_table`.
+        table: country table; default
+            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
 
     Returns:
         All trajectories, file by file, each file's records in file order.

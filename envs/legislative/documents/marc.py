@@ -10,8 +10,9 @@ from pathlib import Path
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
+from assembly_gym.envs.legislative.data.reading import read_bytes
 from assembly_gym.envs.legislative.documents.names import NameCollector, parse_sponsor_note
-from assembly_gym.envs.legislative.documents.reading import build, read_bytes
+from assembly_gym.envs.legislative.documents.parsing import build
 from assembly_gym.envs.legislative.documents.text import (
     committee_from_text,
     fix_mojibake,
@@ -100,7 +101,8 @@ def load_marc_drafts(path: str | Path, *, table: CountryTable | None = None) -> 
 
     Args:
         path: the MARC21-XML file, gzip-compressed or not.
-        table: country table; default :func:`~envs.legislative.countries.default_country_table`.
+        table: country table; default
+            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
 
     Returns:
         One trajectory per record; ``symbol`` is the resolution symbol when known, else the

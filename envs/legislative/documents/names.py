@@ -150,7 +150,7 @@ def parse_sponsor_note(
     Args:
         text: the note, e.g. ``"Additional sponsors: Albania, ... and Zambia (A/78/481/Add.2)."``.
         table: the country table used to tell "X and Y" from a name with "and" in it;
-            default :func:`~envs.legislative.countries.default_country_table`.
+            default :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
 
     Returns:
         ``(names, notes)``: the sponsor names as written (not yet canonical) and the

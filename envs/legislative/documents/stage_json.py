@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
+from assembly_gym.envs.legislative.data.reading import read_bytes
 from assembly_gym.envs.legislative.documents.json_reader import JsonReader, describe
 from assembly_gym.envs.legislative.documents.names import NameCollector
-from assembly_gym.envs.legislative.documents.reading import build, parse_json, read_bytes
+from assembly_gym.envs.legislative.documents.parsing import build, parse_json
 from assembly_gym.envs.legislative.documents.text import (
     clean_title,
     committee_from_text,
@@ -38,7 +39,8 @@ def load_stage_trajectory(path: str | Path, *, table: CountryTable | None = None
 
     Args:
         path: the ``.json`` file.
-        table: country table; default :func:`~envs.legislative.countries.default_country_table`.
+        table: country table; default
+            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
 
     Returns:
         The trajectory, with every raw step in :attr:`Trajectory.steps`.

@@ -14,7 +14,7 @@ from assembly_gym.agents.debate import (
 )
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
-from assembly_gym.envs.legislative.features import feature_names
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,
     SyntheticConfig,

@@ -9,7 +9,11 @@ from assembly_gym.agents.base import Agent
 from assembly_gym.agents.debate import DebateAllocatorAgent, Tendency, TrainConfig
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
 from assembly_gym.core.paths import unvotes_dir
-from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
+from assembly_gym.envs.legislative.demonstrations import (
+    Demonstration,
+    group_by_country,
+    rollcall_demonstrations,
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +27,7 @@ def test_agent_implements_the_protocol_and_mixes_the_tendencies(demos, layout):
     assert isinstance(agent, Agent)
     assert agent.allocations_.sum() == pytest.approx(1.0)
     assert set(agent.allocations) == {t.label for t in Tendency}
-    obs = np.concatenate([d.obs[:-1] for d in demos[country]])
+    obs, _, _ = Demonstration.stack(demos[country])
     probs = agent.action_probs(obs)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0)
     assert agent.history_.epochs_run >= 1 and agent.result_.winner in agent.allocations

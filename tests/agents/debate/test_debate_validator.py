@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import binom, binomtest
 
 from assembly_gym.agents.debate import ClaimSet, Validator, binomial_p_value, significance_stars
-from assembly_gym.benchmarks.metrics import classification_metrics
+from assembly_gym.core.metrics import classification_metrics
 
 
 @pytest.mark.parametrize(

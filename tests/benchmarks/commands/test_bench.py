@@ -1,15 +1,13 @@
-"""The ``assembly-gym`` command line, in-process, and the throughput benchmark's loop."""
+"""The ``assembly-gym`` command line, in-process, and ``bench``."""
 
 from __future__ import annotations
 
 import os
 
-import numpy as np
 import pytest
 
 from assembly_gym.benchmarks.cli import build_parser, main
 from assembly_gym.benchmarks.commands.bench import RESULTS_KIND, RESULTS_VERSION
-from assembly_gym.benchmarks.experiments.throughput import ENVS, measure
 from assembly_gym.core.persist import read_versioned_json
 
 
@@ -106,12 +104,6 @@ def test_parser_lists_bench_and_refuses_unknown_commands(capsys):
     assert "invalid choice" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("env_id", list(ENVS))
-def test_throughput_measure_runs(env_id):
-    rate = measure(env_id, ENVS[env_id], seconds=0.05)
-    assert np.isfinite(rate) and rate > 0
-
-
 def test_report_draws_what_the_agents_learned(unvotes_folder, tmp_path, capsys):
     out = tmp_path / "results"
     agents = ["majority", "maxent-irl (linear)", "debate allocator"]
@@ -121,3 +113,23 @@ def test_report_draws_what_the_agents_learned(unvotes_folder, tmp_path, capsys):
     names = {p.name for p in out.iterdir()}
     assert {"unvotes_weights.png", "unvotes_dendrogram.png", "unvotes_allocations.png"} <= names
     assert (out / "report.html").read_text().count("data:image/png;base64,") == 5
+
+
+def test_bench_flags_are_the_options_fields(capsys):
+    from dataclasses import fields
+
+    from assembly_gym.benchmarks.commands import dataclass_from_flags
+    from assembly_gym.benchmarks.suites import Options
+
+    args = build_parser().parse_args(
+        ["bench", "--bootstrap", "20", "--countries", "A", "B", "--quick", "--seed", "3"]
+    )
+    assert dataclass_from_flags(Options, args) == Options(
+        seed=3, countries=("A", "B"), n_bootstrap=20, quick=True
+    )
+    assert dataclass_from_flags(Options, build_parser().parse_args(["bench"])) == Options()
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for item in fields(Options):
+        assert " ".join(item.metadata["help"].split()) in text

@@ -16,26 +16,22 @@ from assembly_gym.benchmarks.cli import main
 from assembly_gym.irl.reward_model import RewardModel
 
 
+def _fit(out: Path, *flags: str) -> int:
+    """``assembly-gym irl fit FLAGS --out OUT``."""
+    return main(["irl", "fit", *flags, "--out", str(out)])
+
+
+def _predict(model: Path, data: Path, out: Path, *flags: str) -> int:
+    """``assembly-gym irl predict --model MODEL --data DATA --out OUT FLAGS``."""
+    return main(["irl", "predict", "--model", str(model), "--data", str(data), "--out", str(out),
+                 *flags])  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def fitted(small_unvotes_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("model")
-    code = main(
-        [
-            "irl",
-            "fit",
-            "--data",
-            str(small_unvotes_folder),
-            "--sessions",
-            "1-4",
-            "--all",
-            "--l2",
-            "5",
-            "--quiet",
-            "--out",
-            str(out),
-        ]
-    )
-    assert code == 0
+    flags = ["--data", str(small_unvotes_folder), "--sessions", "1-4", "--all", "--l2", "5"]
+    assert _fit(out, *flags, "--quiet") == 0
     return out
 
 
@@ -74,22 +70,7 @@ def test_predict_never_opens_the_vote_table(
     monkeypatch.setattr(gzip, "open", spy(real_gzip_open))
     monkeypatch.setattr(io, "open", spy(io.open))
     out = tmp_path / "predictions.csv"
-    assert (
-        main(
-            [
-                "irl",
-                "predict",
-                "--model",
-                str(fitted),
-                "--data",
-                str(small_unvotes_folder),
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert _predict(fitted, small_unvotes_folder, out, "--quiet") == 0
     monkeypatch.undo()
     assert any("un_roll_calls.csv.gz" in path for path in opened)
     assert not any(path.endswith("un_votes.csv.gz") for path in opened)
@@ -107,98 +88,26 @@ def test_predict_works_without_any_vote_file(
     for name in ("un_roll_calls.csv.gz", "un_roll_call_issues.csv.gz"):
         shutil.copy(small_unvotes_folder / name, folder / name)
     out = tmp_path / "p.csv"
-    assert (
-        main(
-            [
-                "irl",
-                "predict",
-                "--model",
-                str(fitted),
-                "--data",
-                str(folder),
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert _predict(fitted, folder, out, "--quiet") == 0
     assert out.stat().st_size > 0
 
 
 def test_bad_input_is_a_one_line_error(
     fitted: Path, small_unvotes_folder: Path, tmp_path: Path, capsys
 ) -> None:
-    assert (
-        main(
-            [
-                "irl",
-                "fit",
-                "--data",
-                str(small_unvotes_folder),
-                "--country",
-                "Atlantis",
-                "--out",
-                str(tmp_path / "m"),
-            ]
-        )
-        == 2
-    )
+    assert _fit(tmp_path / "m", "--data", str(small_unvotes_folder), "--country", "Atlantis") == 2
     assert "unknown country 'Atlantis'" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                "irl",
-                "fit",
-                "--data",
-                str(small_unvotes_folder),
-                "--sessions",
-                "9-3",
-                "--out",
-                str(tmp_path / "m"),
-            ]
-        )
-        == 2
-    )
+    assert _fit(tmp_path / "m", "--data", str(small_unvotes_folder), "--sessions", "9-3") == 2
     assert "after last session" in capsys.readouterr().err
     assert main(["irl", "explain", str(fitted), "--country", "Atlantis"]) == 2
     assert "unknown country" in capsys.readouterr().err
     assert main(["irl", "explain", str(tmp_path / "nothing")]) == 2
     assert "file not found" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                "irl",
-                "predict",
-                "--model",
-                str(fitted),
-                "--data",
-                str(tmp_path),
-                "--out",
-                str(tmp_path / "p.csv"),
-            ]
-        )
-        == 2
-    )
+    assert _predict(fitted, tmp_path, tmp_path / "p.csv") == 2
     assert "no un_roll_calls.csv.gz" in capsys.readouterr().err
 
 
 def test_fit_on_the_synthetic_default(tmp_path: Path, capsys) -> None:
-    assert (
-        main(
-            [
-                "irl",
-                "fit",
-                "--synthetic",
-                "--country",
-                "Country 001",
-                "Country 002",
-                "--no-standard-errors",
-                "--quiet",
-                "--out",
-                str(tmp_path),
-            ]
-        )
-        == 0
-    )
+    countries = ["--country", "Country 001", "Country 002"]
+    assert _fit(tmp_path, "--synthetic", *countries, "--no-standard-errors", "--quiet") == 0
     assert RewardModel.load(tmp_path).countries == ("Country 001", "Country 002")

@@ -15,7 +15,7 @@ from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.paths import unvotes_dir
 from assembly_gym.envs.legislative.deliberation import STATE_NAMES, DeliberationEnv
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
-from assembly_gym.envs.legislative.features import ActionFeatureMap
+from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.resolutions import generate_resolution_records
 from assembly_gym.envs.legislative.rewards import LinearReward
 from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
@@ -65,13 +65,6 @@ def _episode(env, seed, actions=(Action.COSPONSOR, Action.YES, Action.NO), optio
     return np.array(observations), np.array(rewards), infos
 
 
-def _same_infos(a: list[dict], b: list[dict]) -> bool:
-    return len(a) == len(b) and all(
-        x.keys() == y.keys() and all(np.array_equal(np.asarray(x[k]), np.asarray(y[k])) for k in x)
-        for x, y in zip(a, b, strict=True)
-    )
-
-
 # ---------------------------------------------------------------------- checkers and spaces
 
 
@@ -103,21 +96,7 @@ def test_spaces_layout_and_observations_in_the_box(env):
 # ---------------------------------------------------------------------- seeding and episodes
 
 
-def test_same_seed_gives_identical_rollouts(records):
-    first, second = DeliberationEnv(records), DeliberationEnv(records)
-    for seed in (0, 11):
-        obs_a, rewards_a, infos_a = _episode(first, seed)
-        obs_b, rewards_b, infos_b = _episode(second, seed)
-        np.testing.assert_array_equal(obs_a, obs_b)
-        np.testing.assert_array_equal(rewards_a, rewards_b)
-        assert _same_infos(infos_a, infos_b)
-
-
-def test_different_seeds_give_different_episodes(env, records):
-    episodes = {
-        (info["country"], info["rcid"]) for info in (env.reset(seed=s)[1] for s in range(8))
-    }
-    assert len(episodes) > 1
+def test_different_seeds_give_different_tallies_of_one_resolution(env, records):
     options = {"resolution": int(records.resolutions["rcid"].iloc[0])}
     tallies = {str(_episode(env, s, options=options)[2][2]["tally"]) for s in range(8)}
     assert len(tallies) > 1
@@ -185,8 +164,6 @@ def test_session_without_records_is_an_error(env, records):
 def test_bad_arguments_are_errors(records):
     with pytest.raises(ValueError, match="invalid_action must be 'noop' or 'raise'"):
         DeliberationEnv(records, invalid_action="ignore")
-    with pytest.raises(ValueError, match="render_mode must be one of"):
-        DeliberationEnv(records, render_mode="rgb_array")
     with pytest.raises(TypeError, match="cannot make resolution records from int"):
         DeliberationEnv(42)
 

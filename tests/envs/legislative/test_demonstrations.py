@@ -19,7 +19,7 @@ from assembly_gym.envs.legislative.demonstrations import (
     rollcall_demonstrations,
     to_imitation,
 )
-from assembly_gym.envs.legislative.features import RollCallFeatures
+from assembly_gym.envs.legislative.observation import RollCallFeatures
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     generate_resolution_records,
@@ -282,3 +282,15 @@ def test_deliberation_demonstrations_of_a_test_period_use_the_given_history(reco
     np.testing.assert_array_equal(np.stack([d.obs[0, :n] for d in demos]), expected[: len(demos)])
     own = deliberation_demonstrations(test, ["Country 002"])  # described by its own past instead
     assert not np.array_equal(own[-1].obs[0, :n], demos[-1].obs[0, :n])
+
+
+def test_stack_gives_every_decision_in_order(assembly):
+    demos = rollcall_demonstrations(assembly.data, ["Country 001"])[:2]
+    obs, acts, masks = Demonstration.stack(demos)
+    n = len(demos[0]) + len(demos[1])
+    assert obs.shape == (n, demos[0].obs.shape[1]) and acts.shape == (n,)
+    assert masks.shape == (n, len(Vote)) and masks.dtype == bool
+    np.testing.assert_array_equal(obs[: len(demos[0])], demos[0].obs[:-1])  # last obs: no decision
+    np.testing.assert_array_equal(acts, np.concatenate([demos[0].acts, demos[1].acts]))
+    with pytest.raises(ValueError, match="no demonstrations to stack"):
+        Demonstration.stack([])

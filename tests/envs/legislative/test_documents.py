@@ -1,4 +1,6 @@
-"""Tests of envs.legislative.documents: real UN documents, small hand-written files, fuzzing."""
+"""Tests of assembly_gym.envs.legislative.documents: real UN documents, small hand-written
+files, fuzzing.
+"""
 
 from __future__ import annotations
 

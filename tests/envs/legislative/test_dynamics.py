@@ -8,19 +8,19 @@ import pytest
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.countries import Country
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
-from assembly_gym.envs.legislative.dynamics import (
-    SPONSOR_SHARE_EDGES,
-    YES_SHARE_EDGES,
-    EmpiricalDynamics,
-    issue_keys,
-    support_bin,
-)
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,
     generate_resolution_records,
 )
-from assembly_gym.envs.legislative.spaces import Action, Stage
+from assembly_gym.envs.legislative.spaces import (
+    SPONSOR_SHARE_EDGES,
+    YES_SHARE_EDGES,
+    Action,
+    Stage,
+    support_bin,
+)
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 HR = ISSUE_CODES.index("hr")

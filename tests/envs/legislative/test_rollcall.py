@@ -15,7 +15,7 @@ import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.paths import unvotes_dir
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
-from assembly_gym.envs.legislative.features import ActionFeatureMap
+from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.rewards import LinearReward, recorded_action_match
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -104,24 +104,6 @@ def test_spaces_layout_and_observations_in_the_box(env):
 # ---------------------------------------------------------------------- seeding
 
 
-def test_same_seed_gives_identical_rollouts(data):
-    first, second = RollCallEnv(data), RollCallEnv(data)
-    for seed in (0, 7):
-        obs_a, rewards_a, infos_a = _rollout(first, seed)
-        obs_b, rewards_b, infos_b = _rollout(second, seed)
-        np.testing.assert_array_equal(obs_a, obs_b)
-        np.testing.assert_array_equal(rewards_a, rewards_b)
-        assert _same_infos(infos_a, infos_b)
-
-
-def test_different_seeds_give_different_episodes(env):
-    episodes = set()
-    for seed in range(8):
-        _, info = env.reset(seed=seed)
-        episodes.add((info["country"], info["session"]))
-    assert len(episodes) > 1
-
-
 def test_reset_without_seed_continues_the_seeded_stream(data):
     first, second = RollCallEnv(data), RollCallEnv(data)
     first.reset(seed=3)
@@ -195,11 +177,6 @@ def test_bad_window_is_an_error(data, window):
         RollCallEnv(data, window=window)
     with pytest.raises(ValueError, match="window must be ≥ 1"):
         RollCallEnv(data).reset(options={"window": window})
-
-
-def test_bad_render_mode_is_an_error(data):
-    with pytest.raises(ValueError, match="render_mode must be one of"):
-        RollCallEnv(data, render_mode="rgb_array")
 
 
 # ---------------------------------------------------------------------- actions and masks
@@ -313,19 +290,6 @@ def test_render_ansi_names_the_country_and_the_step(data):
     assert "roll call 1/" in text and "valid actions: 0 YES, 1 NO, 2 ABSTAIN" in text
     env.step(1)
     assert "roll call 2/" in env.render() and "last: NO" in env.render()
-
-
-def test_render_human_prints_and_no_mode_warns(data, capsys):
-    env = RollCallEnv(data, render_mode="human")
-    _, info = env.reset(seed=0)
-    assert env.render() is None
-    assert info["country"] in capsys.readouterr().out
-    env.step(0)  # "human" also prints on every step
-    assert "last: YES" in capsys.readouterr().out
-    quiet = RollCallEnv(data)
-    quiet.reset(seed=0)
-    with pytest.warns(UserWarning, match="render_mode"):
-        assert quiet.render() is None
 
 
 # ---------------------------------------------------------------------- the strictly-earlier rule

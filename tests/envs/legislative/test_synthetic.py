@@ -8,7 +8,7 @@ import pytest
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, ROLL_CALL_COLUMNS
-from assembly_gym.envs.legislative.features import HISTORY_NAMES, RollCallFeatures, feature_names
+from assembly_gym.envs.legislative.observation import HISTORY_NAMES, RollCallFeatures, feature_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly, softmax
 
 SMALL = SyntheticConfig(n_countries=9, n_blocs=3, n_sessions=3, roll_calls_per_session=10, seed=7)

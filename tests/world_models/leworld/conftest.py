@@ -10,7 +10,6 @@ T = 4
 def _tiny_config(**overrides) -> LeWorldConfig:
     """A system small enough to train in seconds."""
     values = dict(
-        sequence_length=T,
         num_slms=2,
         slm_hidden=32,
         blm_hidden=32,

@@ -44,7 +44,7 @@ def test_each_phase_reduces_its_loss_on_a_tiny_problem(world, tiny_config, data,
         3: dict(phase3_epochs=8, phase3_lr=2e-3),
     }
     config = tiny_config(num_train_sequences=64, **epochs[phase])
-    system = LeWorldSystem(world, config, seed=0)
+    system = LeWorldSystem(world.config, world.memory, config, seed=0)
     train = SequenceBatch.from_episodes(world.sample_episodes(64, np.random.default_rng(4)))
     val = SequenceBatch.from_episodes(data.val)
     report = train_phase(
@@ -62,7 +62,7 @@ def test_each_phase_reduces_its_loss_on_a_tiny_problem(world, tiny_config, data,
 
 
 def test_phase_losses_have_their_parts(world, tiny_config, data):
-    system = LeWorldSystem(world, tiny_config(), seed=0)
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
     batch = SequenceBatch.from_episodes(data.val)
     _, parts = phase1_loss(system, batch.steps())
     assert set(parts) == {"address_ce", "confidence_bce", "mse", "exact_reads"}
@@ -98,7 +98,7 @@ def test_parse_phases():
 
 
 def test_metrics_of_oracle_and_random_reads(world, tiny_config, data):
-    system = LeWorldSystem(world, tiny_config(), seed=0)
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
     oracle = evaluate_system(system, data.test, read_mode="oracle")
     random = evaluate_system(system, data.test, read_mode="random")
     assert oracle.hit_rate == oracle.iou == 1.0
@@ -113,7 +113,7 @@ def test_metrics_of_oracle_and_random_reads(world, tiny_config, data):
 
 
 def test_memoryless_baseline_matches_the_size_and_learns(world, tiny_config, data):
-    system = LeWorldSystem(world, tiny_config(), seed=0)
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
     baseline = MemorylessMLP.like(system, state_dim=64, char_dim=32, sequence_length=4)
     size = sum(p.numel() for p in system.parameters())
     assert abs(sum(p.numel() for p in baseline.parameters()) - size) < 0.02 * size
@@ -144,7 +144,7 @@ def test_tensorboard_logs_every_phase(world, tiny_config, data, tmp_path):
 
 def test_a_phase_that_only_hurts_keeps_the_parameters_it_started_from(world, tiny_config, data):
     config = tiny_config(phase2_epochs=2, phase2_lr=50.0, phase2_warmup_steps=0, grad_clip=1e3)
-    system = LeWorldSystem(world, config, seed=0)
+    system = LeWorldSystem(world.config, world.memory, config, seed=0)
     before = {k: v.clone() for k, v in system.state_dict().items()}
     report = train_phase(
         system,

@@ -13,13 +13,15 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.errors import CheckpointError, InvalidActionError
-from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.core.state import Stages, StateDeclaration
+from assembly_gym.envs.declarations import STATE_DECLARATIONS
+from assembly_gym.envs.legislative.deliberation import STATE_DECLARATION, STATE_NAMES
 from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.envs.simulator import SimulatorEnv
 from assembly_gym.world_models.base import Prediction
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.simulator import SimulatorEnv
 from assembly_gym.world_models.transitions import deliberation_transitions, rollcall_transitions
 
 ENV_ID = "assembly/Simulator-v0"
@@ -153,8 +155,6 @@ def test_bad_arguments_are_refused():
         SimulatorEnv(StageMock(), start_states=np.zeros((2, 3)))
     with pytest.raises(ValueError, match="outside the model's observation bounds"):
         SimulatorEnv(StageMock(), start_states=np.full((1, 20), 2.0))
-    with pytest.raises(ValueError, match="render_mode"):
-        SimulatorEnv(StageMock(), render_mode="rgb_array")
     with pytest.raises(CheckpointError, match="no saved world model here"):
         gym.make(ENV_ID, model="/nonexistent/model")
 
@@ -226,3 +226,65 @@ def test_render_and_an_sb3_agent_trains_inside(saved_models):
     agent = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
     agent.learn(total_timesteps=128)
     assert agent.num_timesteps >= 128
+
+
+PHASES = StateDeclaration(
+    names=("phase_open", "phase_closed", "phase_archived", "passed"),
+    stages=Stages(("phase_open", "phase_closed", "phase_archived"), ("OPEN", "CLOSED", "ARCHIVED"),
+                  terminal="CLOSED"),
+)  # fmt: skip
+"""Another env family: its episodes end at CLOSED, which is not its last stage."""
+
+
+class PhaseMock:
+    """Known output: the phase advances by one and ``passed`` becomes the action."""
+
+    obs_names = ("feature", *PHASES.names)
+    state_declaration = PHASES
+    n_actions = 2
+
+    def __init__(self):
+        self.start_states = np.eye(len(self.obs_names), dtype=np.float32)[[1]]  # OPEN
+
+    def fit(self, transitions):
+        return self
+
+    def sample(self, obs, action, rng):
+        nxt = obs.copy()
+        phases = obs[:, 1:4].argmax(1)
+        nxt[:, 1:4] = np.eye(3)[np.minimum(phases + 1, 2)]
+        nxt[:, 4] = action
+        return nxt
+
+    def predict(self, obs, action):
+        raise AssertionError("a family with stages ends episodes by its stage, not a done head")
+
+    def save(self, path):
+        raise NotImplementedError
+
+
+def test_another_family_ends_where_its_declaration_says():
+    env = SimulatorEnv(PhaseMock(), render_mode="ansi")
+    check_both(env)
+    assert env.declaration == PHASES
+    obs, info = env.reset(seed=0)
+    assert info["stage"] == "OPEN"
+    obs, _, terminated, truncated, info = env.step(1)
+    assert terminated and not truncated and info["stage"] == "CLOSED"
+    assert info["acted_stage"] == "OPEN"
+    assert (
+        env.render()
+        == "Simulator-v0 | step 1 | stage CLOSED\n  passed 1.00\n  last action 1, reward +0.000"
+    )
+
+
+def test_the_declaration_comes_from_the_model_else_from_the_layout():
+    assert SimulatorEnv(StageMock()).declaration == STATE_DECLARATION
+    assert SimulatorEnv(DoneMock(p_done=1.0)).declaration == StateDeclaration()
+
+
+def test_fitted_models_carry_their_declaration(saved_models):
+    deliberation = gym.make(ENV_ID, model=saved_models["deliberation-mlp"]).unwrapped
+    rollcall = gym.make(ENV_ID, model=saved_models["rollcall-empirical"]).unwrapped
+    assert deliberation.declaration == STATE_DECLARATION
+    assert rollcall.declaration == STATE_DECLARATIONS["assembly/RollCall-v0"]

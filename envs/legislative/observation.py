@@ -1,7 +1,7 @@
-"""The roll-call feature map: what a country knows before it votes, with a name per dimension.
+"""What a country sees of a roll call before it votes: the observation, a name per dimension.
 
-Observations of ``RollCall-v0`` (and the content part of ``Deliberation-v0``) are rows of
-:class:`RollCallFeatures`. Every value lies in [0, 1]:
+Observations of ``RollCall-v0`` (and the roll-call part of ``Deliberation-v0``, before its
+stage state) are rows of :class:`RollCallFeatures`. Every value lies in [0, 1]:
 
 ====================  =====================================================================
 name                  meaning
@@ -28,6 +28,9 @@ log_<share>           (only with ``FeatureConfig(log_shares=True)``) each vote s
 "Earlier" means *strictly earlier sessions* of a history of votes. Inside one data set the
 history is the data itself; for a forecast it is the training data, so a held-out session
 is described exactly as it would be before any of its votes were cast.
+
+The reward feature maps φ(s, a) over these observations are in
+:mod:`assembly_gym.envs.legislative.phi`.
 """
 
 from __future__ import annotations
@@ -42,11 +45,11 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.preprocessing import normalize
 
 from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.backoff import smoothed
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 
 __all__ = [
     "CONTENT_NAMES",
-    "ActionFeatureMap",
     "FeatureConfig",
     "HISTORY_NAMES",
     "LOG_SHARE_NAMES",
@@ -72,6 +75,7 @@ LOG_SHARE_NAMES = tuple(f"log_{name}" for name in _SHARE_NAMES)
 _SHARE_COLUMNS = [HISTORY_NAMES.index(name) for name in _SHARE_NAMES]
 _LOG_FLOOR = 0.01  # log_p = ln((p + floor) / floor) / ln((1 + floor) / floor)
 _N_ISSUE_KEYS = len(ISSUE_CODES) + 1  # the six issues and "no issue code"
+_UNIFORM = np.full(len(Vote), 1.0 / len(Vote))  # shares before any vote is counted
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,7 @@ class RollCallFeatures:
         self._consensus = self._consensus_shares()
         # All countries' shares over strictly earlier sessions (not the whole history, which
         # would leak the target's own and later sessions into its features).
-        self._prior = _shares(self._counts_before(history.votes), 1.0)
+        self._prior = smoothed(self._counts_before(history.votes), _UNIFORM, 1.0)
 
     @property
     def n_roll_calls(self) -> int:
@@ -292,9 +296,9 @@ class RollCallFeatures:
         """History block of one country's observations, shape (R, n_history)."""
         strength = self.config.prior_strength
         past_counts, issue_counts = self._cumulative_counts(votes)
-        past = _shares(past_counts, strength, self._prior)
+        past = smoothed(past_counts, self._prior, strength)
         issue_total = np.einsum("ri,riv->rv", self._issue_keys, issue_counts)
-        issue = _shares(issue_total, strength, past)
+        issue = smoothed(issue_total, past, strength)
 
         neighbour_votes = votes[self._neighbours]  # (R, k)
         voted = (neighbour_votes != ABSENT) & (self._weights > 0)
@@ -368,61 +372,3 @@ def _issue_keys(roll_calls: pd.DataFrame) -> np.ndarray:
     """Issue membership, shape (R, 7): the six issue codes and "no issue code"."""
     issues = roll_calls[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool)
     return np.column_stack([issues, ~issues.any(axis=1)])
-
-
-def _shares(counts: np.ndarray, strength: float, prior: np.ndarray | None = None) -> np.ndarray:
-    """Smoothed shares (counts + strength·prior) / (n + strength); prior uniform if None."""
-    prior = np.full(3, 1.0 / 3.0) if prior is None else prior
-    total = counts.sum(axis=-1, keepdims=True)
-    return (counts + strength * prior) / (total + strength)
-
-
-class ActionFeatureMap:
-    """φ(s, a) = e_a ⊗ [1, x(s)]: one copy of the observation (plus an intercept) per action.
-
-    A linear reward θ·φ(s, a) is then θ_a·[1, x(s)], so weights are kept as a matrix of shape
-    (n_actions, 1 + d) whose entry names are ``"<action>:<feature>"`` ("yes:bias",
-    "no:issue_hr", …). With one decision per state this is the multinomial logit.
-
-    Args:
-        obs_names: names of the d observation dimensions.
-        action_names: names of the actions, in action-index order.
-    """
-
-    def __init__(self, obs_names: Sequence[str], action_names: Sequence[str]) -> None:
-        self.obs_names = tuple(obs_names)
-        self.action_names = tuple(action_names)
-        self.names = tuple(f"{a}:{f}" for a in self.action_names for f in ("bias", *obs_names))
-
-    @property
-    def n_actions(self) -> int:
-        """Number of actions A."""
-        return len(self.action_names)
-
-    @property
-    def weight_shape(self) -> tuple[int, int]:
-        """Shape (A, 1 + d) of a weight matrix."""
-        return self.n_actions, 1 + len(self.obs_names)
-
-    @property
-    def n_features(self) -> int:
-        """Length of φ(s, a): A · (1 + d)."""
-        return self.n_actions * (1 + len(self.obs_names))
-
-    def augment(self, obs: np.ndarray) -> np.ndarray:
-        """[1, x(s)] for a batch of observations: (N, d) → (N, 1 + d)."""
-        obs = np.atleast_2d(obs)
-        return np.concatenate([np.ones((obs.shape[0], 1), dtype=obs.dtype), obs], axis=1)
-
-    def logits(self, theta: np.ndarray, obs: np.ndarray) -> np.ndarray:
-        """θ·φ(s, a) for every action: weights (A, 1 + d) or flat, obs (N, d) → (N, A)."""
-        return self.augment(obs) @ np.reshape(theta, self.weight_shape).T
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """Dense φ for a batch: (N, d) → (N, A, A · (1 + d))."""
-        augmented = self.augment(obs)
-        n, width = augmented.shape
-        phi = np.zeros((n, self.n_actions, self.n_actions * width), dtype=augmented.dtype)
-        for action in range(self.n_actions):
-            phi[:, action, action * width : (action + 1) * width] = augmented
-        return phi

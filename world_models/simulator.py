@@ -1,4 +1,9 @@
-"""``assembly/Simulator-v0``: a trained world model as a Gymnasium environment."""
+"""``assembly/Simulator-v0``: a trained world model as a Gymnasium environment.
+
+It lives with the world models, not in :mod:`assembly_gym.envs`, because it loads and runs
+them (mbrl-lib keeps its ``ModelEnv`` beside its models for the same reason); the id is
+registered with the other ``assembly/`` ids by name only, so ``envs`` never imports it.
+"""
 
 from __future__ import annotations
 
@@ -12,23 +17,23 @@ from gymnasium import spaces
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import TextRender
-from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.core.state import StateDeclaration
+from assembly_gym.envs.declarations import declaration_for_layout
 from assembly_gym.envs.legislative.rewards import RewardFn
-from assembly_gym.envs.legislative.spaces import Stage
+from assembly_gym.world_models.base import WorldModel, load_world_model
+from assembly_gym.world_models.checkpoint import load_start_states
 
 __all__ = ["SimulatorEnv"]
 
-_STAGE_NAMES = tuple(name for name in STATE_NAMES if name.startswith("stage_"))  # Stage order
-
 
 class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
-    """A world model of ``Deliberation-v0`` or ``RollCall-v0`` run as an environment.
+    """A world model of an ``assembly/`` env (e.g. ``Deliberation-v0``) run as an environment.
 
     ## Description
     Each step samples s' from the model's predictive distribution given the current
-    observation and the action (:meth:`~world_models.base.WorldModel.sample`, with
+    observation and the action (:meth:`~assembly_gym.world_models.base.WorldModel.sample`, with
     ``self.np_random``), as mbrl-lib's ``ModelEnv`` does. The model is any saved
-    world-model folder (loaded with :func:`~world_models.base.load_world_model`) or a
+    world-model folder (loaded with :func:`~assembly_gym.world_models.base.load_world_model`) or a
     fitted model object.
 
     ## Action Space
@@ -36,13 +41,16 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     which actions the data allowed in which stage (``model.action_masks``), they are
     ``info["action_mask"]`` and :meth:`action_masks`; an invalid action is replaced by
     ``model.noop_action`` (the action valid in every stage, e.g. NO_ACTION) with
-    ``info["invalid_action"] = True``, or raises :class:`~envs.errors.InvalidActionError`
-    with ``invalid_action="raise"``.
+    ``info["invalid_action"] = True``, or raises
+    :class:`~assembly_gym.core.errors.InvalidActionError` with ``invalid_action="raise"``.
 
     ## Observation Space
     The modelled env's: ``Box(low, high, (d,), float32)`` with the bounds the model saved
     (``model.observation_bounds``; unbounded if it has none) and the names of the layout it
-    was trained on (:attr:`layout`, e.g. the 75 names of ``Deliberation-v0``).
+    was trained on (:attr:`layout`, e.g. the 75 names of ``Deliberation-v0``). What the
+    dimensions are is the modelled env family's state declaration (:attr:`declaration`:
+    ``model.state_declaration``, else the one the layout belongs to, see
+    :mod:`assembly_gym.envs.declarations`).
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)`` (the signature of every ``assembly/`` env);
@@ -56,9 +64,10 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     ``reset(options={"start_state": obs})`` starts from a given observation.
 
     ## Episode End
-    Terminated when the modelled stage becomes TERMINAL (layouts with ``stage_*``
-    dimensions, as ``Deliberation-v0``); otherwise when a draw from the model's ``done``
-    distribution says so (``RollCall-v0``). Truncated after ``max_episode_steps`` steps
+    Terminated when the modelled stage becomes the declaration's terminal stage (families
+    that declare stages, as ``Deliberation-v0``: TERMINAL; ``info["stage"]`` is the stage's
+    label); otherwise when a draw from the model's ``done`` distribution says so
+    (``RollCall-v0``). Truncated after ``max_episode_steps`` steps
     (default: the model's longest training episode), so that a model that fails to end an
     episode cannot run forever; the limit depends on the model, so it is an argument here,
     not a registration-time limit.
@@ -72,7 +81,7 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     * v0: initial version.
 
     Example:
-        >>> import gymnasium as gym, envs
+        >>> import gymnasium as gym, assembly_gym
         >>> from assembly_gym.world_models import EmpiricalModel, deliberation_transitions
         >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
@@ -98,11 +107,7 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         invalid_action: Literal["noop", "raise"] = "noop",
         render_mode: str | None = None,
     ) -> None:
-        from assembly_gym.world_models.base import WorldModel, load_world_model
-        from assembly_gym.world_models.checkpoint import load_start_states
-
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = self._checked_render_mode(render_mode)
         if invalid_action not in ("noop", "raise"):
             raise ValueError(f"invalid_action must be 'noop' or 'raise', got {invalid_action!r}")
         folder = Path(model) if isinstance(model, (str, Path)) else None
@@ -143,11 +148,15 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         )
         self.reward_fn = reward_fn
         self.invalid_action = invalid_action
-        self.render_mode = render_mode
-        names = self.layout.names
-        self._stage_dims = (
-            self.layout.indices(_STAGE_NAMES) if all(n in names for n in _STAGE_NAMES) else None
+        declaration = getattr(self.model, "state_declaration", None)
+        self.declaration: StateDeclaration = (
+            declaration if declaration is not None else declaration_for_layout(self.layout.names)
         )
+        stages = self.declaration.stages
+        self._stages = (
+            stages if stages is not None and set(stages.dims) <= set(self.layout) else None
+        )
+        self._stage_dims = None if self._stages is None else self.layout.indices(self._stages.dims)
         self._obs: np.ndarray | None = None
         self._steps = 0
         self._ended = True
@@ -215,19 +224,20 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     # ------------------------------------------------------------------ helpers
 
     def _terminated(self, obs: np.ndarray, action: int, next_obs: np.ndarray) -> bool:
-        if self._stage_dims is not None:
-            return bool(next_obs[self._stage_dims].argmax() == Stage.TERMINAL)
+        if self._stages is not None:
+            stage = self._stages.labels[int(next_obs[self._stage_dims].argmax())]
+            return stage == self._stages.terminal
         done = self.model.predict(obs[None], np.array([action])).distributions.get("done")
         return done is not None and bool(self.np_random.random() < done[0, 1])
 
     def _stage(self) -> str | None:
-        if self._stage_dims is None or self._obs is None:
+        if self._stages is None or self._obs is None:
             return None
-        return Stage(int(self._obs[self._stage_dims].argmax())).name
+        return self._stages.labels[int(self._obs[self._stage_dims].argmax())]
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"step": self._steps, "action_mask": self.action_masks()}
-        if self._stage_dims is not None:
+        if self._stages is not None:
             info["stage"] = self._stage()
         return info
 
@@ -237,7 +247,10 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             return "Simulator-v0: not started (call reset())"
         stage = self._stage()
         head = f"Simulator-v0 | step {self._steps}" + (f" | stage {stage}" if stage else "")
-        state = [n for n in STATE_NAMES if n in self.layout.names and n not in _STAGE_NAMES]
+        stage_dims = () if self._stages is None else self._stages.dims
+        state = [
+            n for n in self.declaration.names if n in self.layout.names and n not in stage_dims
+        ]
         shown = state or self.layout.names[:8]
         value = {name: self._obs[self.layout.index(name)] for name in shown}
         values = ", ".join(f"{name} {v:.2f}" for name, v in value.items() if v != 0)

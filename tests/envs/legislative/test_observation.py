@@ -1,4 +1,4 @@
-"""The roll-call feature map: names, bounds, the strictly-earlier rule, fallbacks, φ(s, a)."""
+"""The roll-call observation: names, bounds, the strictly-earlier rule, fallbacks."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
-from assembly_gym.envs.legislative.features import (
+from assembly_gym.envs.legislative.observation import (
     HISTORY_NAMES,
-    ActionFeatureMap,
     FeatureConfig,
     RollCallFeatures,
     content_features,
@@ -136,50 +135,3 @@ def test_feature_config_validation():
         FeatureConfig(sharpness=-1.0)
     with pytest.raises(ValueError, match="sharpness must be ≥ 0 and prior_strength > 0"):
         FeatureConfig(prior_strength=0.0)
-
-
-# ---------------------------------------------------------------------- ActionFeatureMap
-
-
-@pytest.fixture(scope="module")
-def feature_map() -> ActionFeatureMap:
-    return ActionFeatureMap(["a", "b", "c", "d"], ["yes", "no", "abstain"])
-
-
-def test_action_feature_map_shapes_and_names(feature_map):
-    assert feature_map.n_actions == 3
-    assert feature_map.weight_shape == (3, 5)
-    assert feature_map.n_features == 15 == len(feature_map.names)
-    assert feature_map.names[:6] == ("yes:bias", "yes:a", "yes:b", "yes:c", "yes:d", "no:bias")
-    assert feature_map.names[-1] == "abstain:d"
-    obs = np.random.default_rng(0).random((7, 4))
-    phi = feature_map(obs)
-    assert phi.shape == (7, 3, 15)
-    np.testing.assert_array_equal(
-        feature_map.augment(obs[0]), np.concatenate([[1.0], obs[0]])[None]
-    )
-
-
-def test_phi_is_one_copy_of_bias_and_obs_per_action(feature_map):
-    obs = np.random.default_rng(1).random((5, 4))
-    phi = feature_map(obs)
-    for action in range(3):
-        block = slice(5 * action, 5 * action + 5)
-        np.testing.assert_array_equal(phi[:, action, block], feature_map.augment(obs))
-        others = np.delete(phi[:, action], np.arange(15)[block], axis=1)
-        assert (others == 0).all()
-
-
-def test_logits_equal_phi_dot_theta(feature_map):
-    rng = np.random.default_rng(2)
-    obs = rng.random((6, 4))
-    theta = rng.normal(size=feature_map.weight_shape)
-    expected = feature_map(obs) @ theta.reshape(-1)
-    np.testing.assert_allclose(feature_map.logits(theta, obs), expected, rtol=1e-12)
-    np.testing.assert_allclose(feature_map.logits(theta.reshape(-1), obs), expected, rtol=1e-12)
-
-
-def test_feature_map_over_the_real_layout(features):
-    feature_map = ActionFeatureMap(features.names, ["yes", "no", "abstain"])
-    assert feature_map.weight_shape == (3, 1 + len(features.names))
-    assert len(set(feature_map.names)) == feature_map.n_features

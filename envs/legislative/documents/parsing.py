@@ -1,54 +1,21 @@
-"""Steps every loader shares: file bytes, JSON values and containers, failures as DataError."""
+"""Steps the document loaders share: JSON values and containers, failures as DataError.
+
+The file bytes come from :func:`assembly_gym.envs.legislative.data.reading.read_bytes`, the
+one reader of every data file.
+"""
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from assembly_gym.core.errors import DataError
 
-__all__ = ["build", "parse_json", "read_bytes"]
+__all__ = ["build", "parse_json"]
 
 _T = TypeVar("_T")
-
-
-def read_bytes(path: Path) -> bytes:
-    """File content, gunzipped when it starts with the gzip magic.
-
-    Args:
-        path: the file.
-
-    Returns:
-        The (decompressed) bytes, never blank.
-
-    Raises:
-        DataError: the path is a folder or missing, cannot be read, is empty (before or
-            after decompression) or is not valid gzip.
-    """
-    if path.is_dir():
-        raise DataError(path, "is a folder, expected a file")
-    if not path.is_file():
-        raise DataError(path, "file not found")
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise DataError(path, f"cannot read file ({error})") from error
-    if not raw.strip():
-        raise DataError(path, "empty file")
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as error:
-            raise DataError(
-                path, f"not a valid gzip file ({type(error).__name__}: {error})"
-            ) from error
-        if not raw.strip():
-            raise DataError(path, "empty file after decompression")
-    return raw
 
 
 def _reject_constant(name: str) -> NoReturn:

@@ -1,0 +1,54 @@
+"""Roll-call data: one in-memory shape, loaders for two real layouts, and validation.
+
+:class:`RollCallData` holds a compact vote matrix (countries × roll calls, ``int8``, with
+:data:`ABSENT` for "did not vote") and a table of roll-call attributes, sorted in time.
+Two layouts load into it:
+
+* the Voeten/``unvotes`` folder of three gzip CSVs (:func:`load_unvotes`);
+* the UN Digital Library GA voting CSV, one row per (resolution, member state) with
+  ``ms_vote`` in Y/N/A/X (:func:`load_undl_votes`).
+
+:func:`load_roll_calls` detects which. Every problem with the input raises
+:class:`~assembly_gym.core.errors.DataError` naming the file, the line, the field and what
+was expected; a table is never truncated silently.
+
+Modules: ``schema`` (votes, issue codes, :class:`RollCallData`), ``reading`` (the one byte
+reader of every data file, strict CSV reading, field parsers), ``unvotes`` and ``undl`` (one
+loader each), ``loading`` (either layout).
+
+Example:
+    >>> from assembly_gym.envs.legislative.data import RollCallData, Vote, load_unvotes
+    >>> Vote.YES, int(Vote.ABSTAIN)
+    (<Vote.YES: 0>, 2)
+"""
+
+from assembly_gym.envs.legislative.data.loading import load_roll_calls
+from assembly_gym.envs.legislative.data.schema import (
+    ABSENT,
+    ISSUE_CODES,
+    ISSUE_NAMES,
+    ROLL_CALL_COLUMNS,
+    RollCallData,
+    Vote,
+)
+from assembly_gym.envs.legislative.data.undl import UNDL_REQUIRED, load_undl_votes
+from assembly_gym.envs.legislative.data.unvotes import (
+    UNVOTES_FILES,
+    load_roll_call_attributes,
+    load_unvotes,
+)
+
+__all__ = [
+    "ABSENT",
+    "ISSUE_CODES",
+    "ISSUE_NAMES",
+    "ROLL_CALL_COLUMNS",
+    "UNDL_REQUIRED",
+    "UNVOTES_FILES",
+    "RollCallData",
+    "Vote",
+    "load_roll_call_attributes",
+    "load_roll_calls",
+    "load_undl_votes",
+    "load_unvotes",
+]

@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+
+from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+
+
+def test_world_config_validates_itself():
+    with pytest.raises(ValueError, match="difficulty must be one of"):
+        MemoryWorldConfig(difficulty="extreme")
+    with pytest.raises(ValueError, match="blocks of 32 pages"):
+        MemoryWorldConfig(num_words=2048)
+    with pytest.raises(ValueError, match="char_dim must be at least 30"):
+        MemoryWorldConfig(difficulty="hard", char_dim=16)
+    with pytest.raises(ValueError, match="max_read_range"):
+        MemoryWorldConfig(max_read_range=64)
+    with pytest.raises(ValueError, match="region_alignment"):
+        MemoryWorldConfig(region_alignment=24)
+    with pytest.raises(ValueError, match="unknown world options"):
+        MemoryWorldConfig.from_dict({"colour": 1})
+    assert MemoryWorldConfig(num_words=2048, hopping=False).hop_block == 1
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_dynamics_follow_the_equations(difficulty, tiny_world, explicit_mean_bits):
+    world = tiny_world(difficulty=difficulty, num_words=2048, sequence_length=6)
+    cfg = world.config
+    episodes = world.sample_episodes(5, np.random.default_rng(0))
+    k = cfg.num_regions
+    assert episodes.regions.shape == (5, k, 3)
+    for e in range(5):
+        for t in range(cfg.sequence_length):
+            seeds = []
+            for page, offset, length in episodes.regions[e]:
+                start = (page ^ t) * 256 + offset  # the region hops to page h XOR t
+                seeds.append(
+                    np.where(explicit_mean_bits(world.memory, start, length) > 0.5, 1.0, -1.0)
+                )
+            term = np.resize(np.mean(seeds, axis=0), cfg.state_dim)  # tile to state_dim
+            np.testing.assert_allclose(episodes.memory_terms[e, t], term, atol=1e-6)
+            expected = (
+                0.8 * episodes.states[e, t]
+                + 0.15 * term
+                + 0.05 * np.resize(episodes.c[e], cfg.state_dim)
+                + episodes.noise[e, t]
+            )
+            np.testing.assert_allclose(episodes.states[e, t + 1], expected, atol=1e-5)
+    assert episodes.noise.std() == pytest.approx(0.1, rel=0.1)
+
+
+def test_regions_lie_in_one_page_on_the_alignment_grid_and_c_encodes_them():
+    world = MemoryWorld(MemoryWorldConfig(difficulty="hard", sequence_length=4, num_words=4096))
+    regions = world.sample_regions(200, np.random.default_rng(1))
+    page, offset, length = regions[..., 0], regions[..., 1], regions[..., 2]
+    assert np.all(offset + length <= 256) and np.all(offset % 16 == 0) and np.all(length % 16 == 0)
+    assert length.min() >= 16 and length.max() <= 128 and page.max() < world.config.num_pages
+    c = world.encode_regions(regions, np.random.default_rng(2))
+    width = world.config.slot_width
+    bits = c[:, : 3 * width].reshape(200, 3, width)[..., : world.config.page_bits] > 0
+    assert np.array_equal((bits * (1 << np.arange(world.config.page_bits))).sum(-1), page)
+    assert np.all(np.abs(c) <= 1)
+
+
+def test_still_regions_keep_their_page(tiny_world):
+    world = tiny_world(hopping=False)
+    regions = np.array([[[2, 16, 32]]])
+    starts, lengths = world.config.windows(regions, np.arange(4)[:, None])
+    assert starts.ravel().tolist() == [2 * 256 + 16] * 4 and lengths.ravel().tolist() == [32]

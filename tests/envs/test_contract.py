@@ -1,0 +1,134 @@
+"""The contract every registered env keeps: seeding and render modes, each test once per id."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import assembly_gym  # noqa: F401  (registers the ids)
+from assembly_gym.envs.legislative.resolutions import generate_resolution_records
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.registration import ENV_IDS
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.transitions import deliberation_transitions
+
+MAX_STEPS = 30
+"""Rollouts stop here if the episode has not ended (every env's episodes are shorter)."""
+
+
+@pytest.fixture(scope="module")
+def make_kwargs() -> dict[str, dict[str, Any]]:
+    """Keyword arguments of ``gym.make`` for a small instance of every registered env."""
+    assembly = generate_assembly(
+        SyntheticConfig(n_countries=6, n_sessions=3, roll_calls_per_session=10, seed=2)
+    )
+    model = EmpiricalModel().fit(deliberation_transitions(assembly))
+    return {
+        "assembly/RollCall-v0": {"data": assembly.data},
+        "assembly/Deliberation-v0": {"data": generate_resolution_records(assembly)},
+        "assembly/Simulator-v0": {"model": model},
+        "assembly/MemoryDynamics-v0": {
+            "difficulty": "easy", "num_words": 1024, "sequence_length": 4,
+        },
+    }  # fmt: skip
+
+
+@pytest.fixture(params=sorted(ENV_IDS))
+def make(request, make_kwargs):
+    """Builds the parametrised env: ``make(render_mode=…)``."""
+    env_id = request.param
+    assert env_id in make_kwargs, f"give test_contract.py a small instance of {env_id}"
+    return lambda **extra: gym.make(env_id, **make_kwargs[env_id], **extra)
+
+
+def _action(env: gym.Env, info: dict[str, Any]) -> Any:
+    """A valid action drawn from the env's (seeded) action space."""
+    if isinstance(env.action_space, gym.spaces.Discrete) and "action_mask" in info:
+        return env.action_space.sample(mask=np.asarray(info["action_mask"], dtype=np.int8))
+    return env.action_space.sample()
+
+
+def _rollout(env: gym.Env, seed: int) -> tuple[list[np.ndarray], list[float], list[dict]]:
+    """Observations, rewards and infos of one episode, actions drawn with the same seed."""
+    env.action_space.seed(seed)
+    obs, info = env.reset(seed=seed)
+    observations, rewards, infos = [obs], [], [info]
+    for _ in range(MAX_STEPS):
+        obs, reward, terminated, truncated, info = env.step(_action(env, info))
+        observations.append(obs)
+        rewards.append(float(reward))
+        infos.append(info)
+        if terminated or truncated:
+            break
+    return observations, rewards, infos
+
+
+def _same_infos(a: list[dict], b: list[dict]) -> bool:
+    return len(a) == len(b) and all(
+        x.keys() == y.keys() and all(np.array_equal(np.asarray(x[k]), np.asarray(y[k])) for k in x)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+# ---------------------------------------------------------------------- seeding
+
+
+def test_same_seed_gives_the_same_rollout(make):
+    first, second = make(), make()
+    for seed in (0, 7):
+        obs_a, rewards_a, infos_a = _rollout(first, seed)
+        obs_b, rewards_b, infos_b = _rollout(second, seed)
+        assert len(obs_a) == len(obs_b)
+        assert all(np.array_equal(a, b) for a, b in zip(obs_a, obs_b, strict=True))
+        assert rewards_a == rewards_b
+        assert _same_infos(infos_a, infos_b)
+
+
+def test_other_seeds_give_other_episodes(make):
+    env = make()
+    first_observations = {env.reset(seed=seed)[0].tobytes() for seed in range(8)}
+    assert len(first_observations) > 1
+
+
+# ---------------------------------------------------------------------- render modes
+
+
+def test_ansi_returns_the_state_as_text(make):
+    env = make(render_mode="ansi")
+    _, info = env.reset(seed=0)
+    before = env.render()
+    assert isinstance(before, str) and before
+    env.step(_action(env, info))
+    after = env.render()
+    assert isinstance(after, str) and after != before
+
+
+def test_human_prints_what_ansi_returns_and_on_every_step(make, capsys):
+    ansi, human = make(render_mode="ansi"), make(render_mode="human")
+    _, info = ansi.reset(seed=0)
+    human.reset(seed=0)
+    capsys.readouterr()
+    assert human.render() is None
+    assert capsys.readouterr().out == ansi.render() + "\n"
+    action = _action(ansi, info)
+    ansi.step(action)
+    human.step(action)
+    assert capsys.readouterr().out == ansi.render() + "\n"
+
+
+def test_render_without_a_mode_warns_and_returns_nothing(make):
+    env = make().unwrapped
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match=r"render\(\) called without a render_mode"):
+        assert env.render() is None
+
+
+def test_an_unknown_render_mode_is_an_error(make):
+    with warnings.catch_warnings():  # gym.make warns of the unknown mode before the env refuses
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"render_mode must be one of \['ansi', 'human'\]"):
+            make(render_mode="rgb_array")

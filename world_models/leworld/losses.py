@@ -1,0 +1,155 @@
+"""The losses of the LeWorld system and of its three training phases.
+
+* :func:`system_losses`: next-state MSE plus the weighted routing losses
+  (:func:`routing_losses`: routing balance, address diversity, routing entropy).
+* Phase 1 (:func:`phase1_loss`): the SLMs learn to hit the relevant regions (cross-entropy
+  on the page, offset and length of the window of region i mod K for SLM i, and a binary
+  cross-entropy for their confidence: was the whole read exactly right?); the memory
+  encoder and the BLM learn to predict from oracle reads of those windows, all gates open.
+* Phase 2 (:func:`phase2_loss`): end to end, :func:`system_losses` of one step.
+* Phase 3 (:func:`phase3_loss`): paired branches on the same sequences, with the info
+  request passed from step to step and without it. Loss
+  ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,
+  and the request is rewarded by the improvement it brings.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.nn import functional as F
+
+from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.system import LeWorldSystem
+
+__all__ = ["phase1_loss", "phase2_loss", "phase3_loss", "routing_losses", "system_losses"]
+
+
+def routing_losses(gate_probs: torch.Tensor, page_probs: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Routing balance, address diversity and routing entropy.
+
+    Args:
+        gate_probs: σ(router logit / τ), shape (E, N).
+        page_probs: the SLMs' page distributions, shape (E, N, num_pages).
+
+    Returns:
+        ``balance``: squared coefficient of variation of the SLMs' mean gate (0 when every
+        SLM is used equally); ``diversity``: mean over SLM pairs of the probability that both
+        pick the same page (Σ_j p_i[j]·p_k[j]); ``entropy``: mean binary entropy of the gates
+        in nats.
+    """
+    usage = gate_probs.mean(dim=1)
+    balance = usage.var(unbiased=False) / usage.mean().clamp_min(1e-6) ** 2
+    e = len(page_probs)
+    if e > 1:
+        overlap = torch.einsum("inp,knp->ikn", page_probs, page_probs).mean(-1)
+        diversity = overlap.triu(diagonal=1).sum() / (e * (e - 1) / 2)
+    else:
+        diversity = gate_probs.new_zeros(())
+    p = gate_probs.clamp(1e-6, 1 - 1e-6)
+    entropy = -(p * p.log() + (1 - p) * (1 - p).log()).mean()
+    return {"balance": balance, "diversity": diversity, "entropy": entropy}
+
+
+def system_losses(
+    config: LeWorldConfig,
+    prediction: torch.Tensor,
+    target: torch.Tensor,
+    gate_probs: torch.Tensor,
+    page_probs: torch.Tensor,
+) -> dict[str, torch.Tensor]:
+    """Next-state MSE, the routing losses and their ``total``, weighted as ``config`` says.
+
+    Args:
+        config: the system's hyperparameters (the weights λ of the routing losses).
+        prediction: predicted next states, shape (N, state_dim).
+        target: true next states, shape (N, state_dim).
+        gate_probs: shape (E, N).
+        page_probs: shape (E, N, num_pages).
+    """
+    cfg = config
+    parts = {
+        "mse": ((prediction - target) ** 2).mean(),
+        **routing_losses(gate_probs, page_probs),
+    }
+    parts["total"] = (
+        parts["mse"]
+        + cfg.lambda_balance * parts["balance"]
+        + cfg.lambda_diversity * parts["diversity"]
+        + cfg.lambda_entropy * parts["entropy"]
+    )
+    return parts
+
+
+def phase1_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
+    """Address cross-entropy + confidence BCE of the SLMs, MSE of the BLM on oracle reads."""
+    if rows.regions is None:
+        raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
+    slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
+    targets = system.oracle_reads(rows.regions, rows.step)
+    logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
+    address = sum(
+        F.cross_entropy(lg.flatten(0, 1), tg.flatten())
+        for lg, tg in zip(logits, targets, strict=True)
+    )
+    exact = (slm.page == targets[0]) & (slm.offset == targets[1]) & (slm.length_code == targets[2])
+    confidence = F.binary_cross_entropy(slm.confidence, exact.to(slm.confidence.dtype))
+    ones = torch.ones_like(slm.confidence)
+    out = system.step(
+        rows.s_prev,
+        rows.s,
+        rows.c,
+        rows.step,
+        read_mode="oracle",
+        regions=rows.regions,
+        gates=ones,
+        slm=slm,
+    )
+    mse = ((out.prediction - rows.target) ** 2).mean()
+    loss = address + confidence + mse
+    return loss, {
+        "address_ce": address.item(),
+        "confidence_bce": confidence.item(),
+        "mse": mse.item(),
+        "exact_reads": exact.float().mean().item(),
+    }
+
+
+def phase2_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
+    """Next-state MSE + routing balance, address diversity and routing entropy."""
+    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
+    parts = system_losses(
+        system.config,
+        out.prediction,
+        rows.target,
+        out.blm.gate_probs,
+        out.slm.page_logits.softmax(-1),
+    )
+    return parts["total"], {name: value.item() for name, value in parts.items()}
+
+
+def phase3_loss(
+    system: LeWorldSystem, batch: SequenceBatch
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Paired branches with and without the info request (see the module docstring)."""
+    target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
+    totals, mses = [], []
+    for use_query in (True, False):
+        out = system.run(batch, use_query=use_query)
+        e = out.gate_probs.shape[0]
+        parts = system_losses(
+            system.config,
+            out.predictions.reshape(target.shape),
+            target,
+            out.gate_probs.reshape(e, -1),
+            out.page_probs.reshape(e, -1, out.page_probs.shape[-1]),
+        )
+        totals.append(parts["total"])
+        mses.append(parts["mse"])
+    utility = mses[1].detach() - mses[0]
+    loss = 0.5 * (totals[0] + totals[1]) - system.config.lambda_info * utility
+    return loss, {
+        "mse_with": mses[0].item(),
+        "mse_without": mses[1].item(),
+        "info_utility": utility.item(),
+    }

@@ -1,0 +1,288 @@
+"""The LeWorld system as a :class:`~assembly_gym.world_models.base.WorldModel`.
+
+:class:`LeWorldModel` wraps a
+:class:`~assembly_gym.world_models.leworld.system.LeWorldSystem` and speaks the protocol on
+the observations of ``assembly/MemoryDynamics-v0``: ``predict(obs, action)`` predicts
+s_{t+1} from the observation (one step, no info request: a simulator keeps no recurrent
+state) and fills in the read part of the next observation from the action's read of the
+memory; ``fit`` is phase 2 of the training, on transitions; ``save``/``load`` write and read
+a checkpoint folder (kind ``"leworld"``).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.envs.memory.config import MemoryWorldConfig
+from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory, clip_read, join_address
+from assembly_gym.envs.memory.world import MemoryWorld
+from assembly_gym.world_models.base import Prediction, Transitions, register_world_model
+from assembly_gym.world_models.checkpoint import (
+    START_STATES,
+    array_from_bytes,
+    array_to_bytes,
+    read_checkpoint_file,
+    read_manifest,
+    save_checkpoint,
+)
+from assembly_gym.world_models.leworld.batches import StepBatch
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.system import LeWorldSystem
+from assembly_gym.world_models.leworld.training import fit_transitions
+
+__all__ = ["MODEL_KIND", "LeWorldModel"]
+
+MODEL_KIND = "leworld"
+"""The ``model_kind`` of LeWorld checkpoints."""
+_PARAMETERS = "parameters.pt"
+_MEMORY = "memory_words.npy"
+_START_STATES_COUNT = 256
+_START_STATES_SEED = 0
+_WORLD_SIZES = ("state_dim", "char_dim", "sequence_length")
+"""Fields that older checkpoints stored in the LeWorld config; they come from the world now."""
+
+
+class LeWorldModel:
+    """A LeWorld system seen through the observations and actions of ``MemoryDynamics-v0``.
+
+    Args:
+        system: the system (trained or not); the model predicts with it and trains it in
+            place (:meth:`fit`).
+        extra: JSON-serialisable facts kept with the model (e.g. the training report).
+
+    Attributes:
+        system: the wrapped ``nn.Module``.
+        world: a :class:`~assembly_gym.envs.memory.world.MemoryWorld` of the system's
+            description and memory (to draw episodes or build the env).
+        layout: the observation layout of the world.
+        obs_names: the names of the observation dimensions.
+        extra: facts saved with the model.
+
+    Example:
+        >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+        >>> world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024,
+        ...                                       sequence_length=4))
+        >>> model = LeWorldModel(LeWorldSystem(world.config, world.memory, seed=0))
+        >>> obs = model.start_states[:2]
+        >>> model.predict(obs, np.array([[0, 0, 15], [1, 32, 7]])).mean.shape
+        (2, 196)
+    """
+
+    def __init__(self, system: LeWorldSystem, *, extra: dict[str, Any] | None = None) -> None:
+        self.system = system
+        self.world = MemoryWorld(system.world_config, memory=system.memory.bits)
+        self.layout = self.world.layout
+        self.obs_names: tuple[str, ...] = self.layout.names.names
+        self.extra: dict[str, Any] = extra or {}
+
+    @property
+    def world_config(self) -> MemoryWorldConfig:
+        """The world's description."""
+        return self.system.world_config
+
+    @property
+    def memory(self) -> BitMemory:
+        """The world's memory content."""
+        return self.system.memory.bits
+
+    # ------------------------------------------------------------------ for the simulator
+
+    @property
+    def max_episode_steps(self) -> int:
+        """Steps of an episode of the world."""
+        return self.world_config.sequence_length
+
+    @property
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of the observation space, each shape (d,)."""
+        return self.layout.low.copy(), self.layout.high.copy()
+
+    @property
+    def start_states(self) -> np.ndarray:
+        """First observations of 256 episodes of the world (seed 0), shape (256, d) float32."""
+        rng = np.random.default_rng(_START_STATES_SEED)
+        episodes = self.world.sample_episodes(_START_STATES_COUNT, rng)
+        layout = self.layout
+        obs = np.zeros((len(episodes), len(layout)), dtype=np.float32)
+        s0 = episodes.states[:, 0]
+        obs[:, layout.slices["s_prev"]] = s0
+        obs[:, layout.slices["s"]] = s0
+        obs[:, layout.slices["c"]] = episodes.c
+        return obs
+
+    @property
+    def n_actions(self) -> int:
+        """Reads as one Discrete index (for ``Simulator-v0``): num_pages · 256 · max_read_range.
+
+        Index = (page · 256 + offset) · max_read_range + (length − 1).
+        """
+        return int(np.prod(self.system.slms.sizes))
+
+    # ------------------------------------------------------------------ WorldModel protocol
+
+    def fit(self, transitions: Transitions) -> LeWorldModel:
+        """End-to-end training (phase 2) on transitions of ``MemoryDynamics-v0``.
+
+        Phases 1 and 3 need the world's episodes (their regions, whole sequences): use
+        :func:`assembly_gym.world_models.leworld.training.train_leworld` for them.
+        """
+        if transitions.obs_names and tuple(transitions.obs_names) != self.obs_names:
+            raise ValueError("transitions do not have the observation layout of this world")
+        fit_transitions(self.system, transitions)
+        return self
+
+    def predict(self, obs: np.ndarray, action: np.ndarray) -> Prediction:
+        """Next observation: predicted s_{t+1}; the read part from the action's read.
+
+        Args:
+            obs: observations (N, d) of ``MemoryDynamics-v0``.
+            action: reads (N, 3) (page, offset, length − 1), or (N,) indices < :attr:`n_actions`.
+
+        Returns:
+            Mean and std of the next observation, and ``distributions["done"]`` (N, 2): the
+            probability that the episode ends (1 after the last step of the sequence).
+        """
+        obs, action = self._check(obs, action)
+        layout, cfg = self.layout, self.world_config
+        rows = StepBatch.from_observations(layout, cfg.sequence_length, obs, obs)
+        with torch.no_grad():
+            state = self.system.step(rows.s_prev, rows.s, rows.c, rows.step).prediction.numpy()
+        start, length = clip_read(
+            join_address(action[:, 0], action[:, 1]), action[:, 2] + 1, cfg.num_words
+        )
+        mean = np.empty_like(obs)
+        mean[:, layout.slices["s_prev"]] = layout.part(obs, "s")
+        mean[:, layout.slices["s"]] = state
+        mean[:, layout.slices["c"]] = layout.part(obs, "c")
+        mean[:, layout.slices["read_bits"]] = self.memory.mean_bits(start, length)
+        mean[:, layout.slices["read_address"]] = np.column_stack(
+            [action[:, 0] / cfg.num_pages, action[:, 1] / PAGE_SIZE, length / cfg.max_read_range]
+        )
+        mean[:, layout.slices["step"]] = layout.part(obs, "step") + 1.0 / cfg.sequence_length
+        std = np.zeros_like(mean)
+        std[:, layout.slices["s"]] = self.system.residual_std.numpy()
+        ends = rows.step.numpy() + 1 >= cfg.sequence_length
+        done = np.column_stack([~ends, ends]).astype(np.float64)
+        return Prediction(mean=mean, std=std, distributions={"done": done})
+
+    def sample(self, obs: np.ndarray, action: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One sampled next observation per row: Gaussian s_{t+1}, the rest as predicted."""
+        prediction = self.predict(obs, action)
+        noise = rng.standard_normal(prediction.mean.shape)
+        return (prediction.mean + prediction.std * noise).astype(np.float32)
+
+    def log_prob(self, obs: np.ndarray, action: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
+        """Gaussian log-likelihood of s_{t+1} (the only uncertain part), shape (N,)."""
+        prediction = self.predict(obs, action)
+        part = self.layout.slices["s"]
+        z = (next_obs[:, part] - prediction.mean[:, part]) / prediction.std[:, part]
+        log_norm = np.log(prediction.std[:, part]) + 0.5 * np.log(2 * np.pi)
+        return -(0.5 * z**2 + log_norm).sum(axis=1)
+
+    def choose_reads(self, obs: np.ndarray) -> np.ndarray:
+        """The read of the most confident SLM for observations (N, d): actions (N, 3)."""
+        obs = np.asarray(obs, dtype=np.float32).reshape(-1, len(self.obs_names))
+        rows = StepBatch.from_observations(self.layout, self.world_config.sequence_length, obs, obs)
+        with torch.no_grad():
+            slm = self.system.slms(rows.s_prev, rows.s, rows.c, rows.step)
+        best = slm.confidence.argmax(dim=0)
+        columns = torch.arange(len(obs))
+        reads = torch.stack(slm.choice(), dim=-1)[best, columns]
+        return reads.numpy().astype(np.int64)
+
+    def _check(self, obs: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.asarray(obs, dtype=np.float32)
+        action = np.asarray(action, dtype=np.int64).reshape(len(obs), -1)
+        if obs.ndim != 2 or obs.shape[1] != len(self.obs_names):
+            raise ValueError(f"obs must have shape (N, {len(self.obs_names)}), got {obs.shape}")
+        nvec = np.array(self.system.slms.sizes)
+        if action.shape[1] == 1 and np.all((action >= 0) & (action < self.n_actions)):
+            action = np.column_stack(np.unravel_index(action[:, 0], tuple(nvec)))
+        if action.shape[1] != 3 or np.any(action < 0) or np.any(action >= nvec):
+            raise ValueError(
+                f"actions must be (N, 3) reads below {nvec.tolist()}, got {action.shape}"
+            )
+        return obs, action
+
+    # ------------------------------------------------------------------ persistence
+
+    def save(self, path: str | Path, *, extra: dict[str, Any] | None = None) -> None:
+        """Save into the folder ``path`` atomically (manifest last).
+
+        See assembly_gym.world_models.checkpoint.
+
+        Args:
+            path: the folder.
+            extra: JSON-serialisable facts stored with the model (e.g. the training report).
+        """
+        system = self.system
+        buffer = io.BytesIO()
+        torch.save(system.state_dict(), buffer)
+        files = {
+            _PARAMETERS: buffer.getvalue(),
+            _MEMORY: array_to_bytes(self.memory.words),
+            START_STATES: array_to_bytes(self.start_states),
+        }
+        payload = {
+            "config": system.config.to_dict(),
+            "world": self.world_config.to_dict(),
+            "seed": system.seed,
+            "use_query": system.use_query,
+            "extra": extra or {},
+        }
+        save_checkpoint(
+            path,
+            model_kind=MODEL_KIND,
+            module=__name__,
+            obs_names=self.obs_names,
+            payload=payload,
+            files=files,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> LeWorldModel:
+        """Load a model saved by :meth:`save`.
+
+        Raises:
+            CheckpointError: a missing, corrupted or foreign folder.
+        """
+        folder = Path(path)
+        manifest = read_manifest(folder)
+        if manifest.get("model_kind") != MODEL_KIND:
+            raise CheckpointError(f"{folder}: a {manifest.get('model_kind')!r} model, not LeWorld")
+        return cls.from_checkpoint(folder, manifest)
+
+    @classmethod
+    def from_checkpoint(cls, folder: Path, manifest: dict[str, Any]) -> LeWorldModel:
+        """Loader registered with :func:`assembly_gym.world_models.base.register_world_model`.
+
+        Checkpoints written before the world's sizes left :class:`LeWorldConfig` carry
+        ``state_dim``, ``char_dim`` and ``sequence_length`` in their config: the world's
+        description has them too, so they are dropped.
+        """
+        try:
+            world_config = MemoryWorldConfig.from_dict(manifest["world"])
+            values = {k: v for k, v in manifest["config"].items() if k not in _WORLD_SIZES}
+            config = LeWorldConfig.from_dict(values)
+            words = array_from_bytes(read_checkpoint_file(folder, _MEMORY), folder / _MEMORY)
+            memory = BitMemory(words.astype(np.uint32), world_config.word_size)
+            system = LeWorldSystem(world_config, memory, config, seed=manifest["seed"])
+            state = torch.load(
+                io.BytesIO(read_checkpoint_file(folder, _PARAMETERS)), weights_only=True
+            )
+            system.load_state_dict(state)
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            if isinstance(error, CheckpointError):
+                raise
+            raise CheckpointError(f"{folder}: not a valid LeWorld checkpoint ({error})") from error
+        system.use_query = bool(manifest.get("use_query", False))
+        return cls(system.eval(), extra=manifest.get("extra", {}))
+
+
+register_world_model(MODEL_KIND, LeWorldModel.from_checkpoint)
