@@ -4,7 +4,8 @@ The protocol and the simple baselines are importable from here; the heavier agen
 their modules so that importing ``agents`` stays light: ``assembly_gym.agents.irl_agent``
 (MaxEnt IRL), ``assembly_gym.agents.debate`` (the debate allocator),
 ``assembly_gym.agents.imitation_agents`` (imitation's BC, GAIL, AIRL, MCE-IRL) and
-``assembly_gym.agents.sb3`` (SB3 and sb3-contrib policies).
+``assembly_gym.agents.sb3`` (SB3 and sb3-contrib policies); ``assembly_gym.agents.sb3_vec``
+hands the native vector envs to SB3.
 
 Example:
     >>> from assembly_gym.agents import MajorityAgent

@@ -73,14 +73,18 @@ class EpisodeScores:
 class EpisodicAgent(Protocol):
     """What an episodic benchmark suite needs from an agent.
 
-    Attributes:
-        name: the name in the table.
-        baseline: whether it is a simple baseline (the suite's paired test compares every
-            agent with the best baseline).
+    ``name`` and ``baseline`` are read-only here, so that frozen dataclasses conform.
     """
 
-    name: str
-    baseline: bool
+    @property
+    def name(self) -> str:
+        """The name in the table."""
+        ...
+
+    @property
+    def baseline(self) -> bool:
+        """Whether it is a simple baseline (the paired test compares with the best one)."""
+        ...
 
     def play(self, task: Any, options: Any) -> EpisodeScores:
         """Fit on the task's training data, then play its held-out episodes.

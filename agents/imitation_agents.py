@@ -18,13 +18,14 @@ from typing import Literal
 
 import gymnasium as gym
 import numpy as np
-import torch
 from gymnasium import spaces
 from threadpoolctl import threadpool_limits
 
 from assembly_gym.agents.base import BaseAgent
 from assembly_gym.agents.irl_agent import LinearRewardAgent
+from assembly_gym.agents.sb3 import policy_probs
 from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.core.optional import require
 from assembly_gym.core.seeding import isolated_seed
 from assembly_gym.envs.legislative.demonstrations import Demonstration, to_imitation
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
@@ -58,6 +59,7 @@ class BCAgent(BaseAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> BCAgent:
         """Train the BC policy on the demonstrations' (observation, action) pairs."""
+        require("imitation", extra="imitation", purpose="imitation's behavioural cloning")
         from imitation.algorithms import bc
         from imitation.util import logger as imitation_logger
 
@@ -85,9 +87,7 @@ class BCAgent(BaseAgent):
         return self
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            distribution = self.policy_.get_distribution(torch.as_tensor(obs, dtype=torch.float32))
-            return distribution.distribution.probs.numpy().astype(np.float64)
+        return policy_probs(self.policy_, obs)
 
 
 class AdversarialAgent(BaseAgent):
@@ -123,6 +123,7 @@ class AdversarialAgent(BaseAgent):
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> AdversarialAgent:
         """Train the generator against the discriminator on the demonstrations."""
+        require("imitation", extra="imitation", purpose=f"imitation's {self.algorithm.upper()}")
         from imitation.algorithms.adversarial.airl import AIRL
         from imitation.algorithms.adversarial.gail import GAIL
         from imitation.rewards.reward_nets import BasicRewardNet, BasicShapedRewardNet
@@ -161,9 +162,7 @@ class AdversarialAgent(BaseAgent):
         return self
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            distribution = self.policy_.get_distribution(torch.as_tensor(obs, dtype=torch.float32))
-            return distribution.distribution.probs.numpy().astype(np.float64)
+        return policy_probs(self.policy_, obs)
 
 
 class MCEIRLAgent(LinearRewardAgent):

@@ -235,6 +235,11 @@ class MaxEntDeliberationAgent(BaseAgent):
     """
 
     name = "maxent-irl (deliberation)"
+    # Set by fit_countries, with country_:
+    problem_: DeliberationProblem
+    policy_: np.ndarray  # π_t(a | s) of the stacked MDP, (H, S, A)
+    theta_: np.ndarray  # the country's weights (its row of the fit's theta)
+    feature_map_: DeliberationFeatureMap
 
     def __init__(self, n_actions: int = 5, layout: ObservationLayout | None = None) -> None:
         super().__init__(n_actions, layout)

@@ -9,7 +9,7 @@ Its action probabilities are the trained policy's, masked like every agent's.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import gymnasium as gym
 import numpy as np
@@ -20,7 +20,12 @@ from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.seeding import isolated_seed
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 
-__all__ = ["PolicyAgent"]
+if TYPE_CHECKING:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+    from stable_baselines3.common.policies import ActorCriticPolicy
+
+__all__ = ["PolicyAgent", "policy_probs"]
 
 EnvFactory = Callable[[Sequence[Demonstration]], gym.Env]
 """Builds the training env of one country from its demonstrations (e.g. with its reward)."""
@@ -59,6 +64,7 @@ class PolicyAgent(BaseAgent):
         if not demonstrations:
             raise ValueError("no demonstrations to fit on")
         env = self.make_env(demonstrations)
+        model_class: Callable[..., OnPolicyAlgorithm]
         if self.algorithm == "maskable_ppo":
             from sb3_contrib import MaskablePPO
 
@@ -76,6 +82,15 @@ class PolicyAgent(BaseAgent):
         return self
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            distribution = self.policy_.get_distribution(torch.as_tensor(obs, dtype=torch.float32))
-            return distribution.distribution.probs.numpy().astype(np.float64)
+        return policy_probs(self.policy_, obs)
+
+
+def policy_probs(
+    policy: ActorCriticPolicy | MaskableActorCriticPolicy, obs: np.ndarray
+) -> np.ndarray:
+    """π(a | s) of an SB3 policy over Discrete actions, (N, d) → (N, A) float64."""
+    with torch.no_grad():
+        distribution = policy.get_distribution(torch.as_tensor(obs, dtype=torch.float32))
+        # Discrete actions: SB3's distribution wraps a torch Categorical.
+        categorical = cast("torch.distributions.Categorical", distribution.distribution)
+        return categorical.probs.numpy().astype(np.float64)

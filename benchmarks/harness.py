@@ -36,6 +36,7 @@ from assembly_gym.benchmarks.suites.base import (
     Options,
     Suite,
     SuiteResult,
+    Task,
     per_country,
     run_suite,
 )
@@ -93,11 +94,14 @@ def evaluate(
     task = split_task("evaluate", split, Options(seed=seed), countries=countries,
                       feature_config=feature_config)  # fmt: skip
     specs = tuple(
-        AgentSpec(
-            name, per_country(lambda t, make=make: make(t.layout)), baseline=name in baselines
-        )
+        AgentSpec(name, per_country(_with_layout(make)), baseline=name in baselines)
         for name, make in agents.items()
     )
     suite = Suite("evaluate", "agents on a temporal split", lambda options: task,
                   lambda task, options: specs)  # fmt: skip
     return run_suite(suite, Options(seed=seed, n_bootstrap=n_bootstrap), progress=progress)
+
+
+def _with_layout(make: AgentFactory) -> Callable[[Task], Agent]:
+    """An agent maker of a task: ``make`` called with the task's layout."""
+    return lambda task: make(task.layout)

@@ -126,7 +126,7 @@ def calibration_figure(
     """Reliability diagram: accuracy against confidence per agent (marker size ∝ votes)."""
     figure, axis = plt.subplots(figsize=(5.2, 5.0))
     axis.plot([0, 1], [0, 1], color="#999999", linestyle="--", label="perfect calibration")
-    colours = plt.get_cmap("tab20").colors
+    colours = matplotlib.color_sequences["tab20"]
     for index, (name, (confidence, accuracy, count)) in enumerate(curves.items()):
         colour = colours[index % len(colours)]
         sizes = 12 + 60 * count / max(count.max(), 1)
@@ -222,7 +222,7 @@ def write_report(
             {
                 "suite": r.suite, "description": r.description, "split": r.split, "data": r.source,
                 "countries": list(r.countries), "class_balance": r.class_balance,
-                "results": _records(r.table),
+                "results": _records(r.table), "not_run": r.skipped,
             }
             for r in results
         ],
@@ -239,6 +239,12 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     """Table rows as JSON-ready dicts (intervals as [low, high], numpy scalars as floats)."""
     rows = []
     for row in table.to_dict(orient="records"):
-        rows.append({k: list(v) if isinstance(v, tuple) else (v.item() if hasattr(v, "item") else v)
-                     for k, v in row.items()})  # fmt: skip
+        rows.append({str(k): _json_value(v) for k, v in row.items()})  # str: the column names
     return rows
+
+
+def _json_value(value: Any) -> Any:
+    """An interval as [low, high], a numpy scalar as a Python number, else the value."""
+    if isinstance(value, tuple):
+        return list(value)
+    return value.item() if hasattr(value, "item") else value

@@ -1,8 +1,10 @@
 """Registration of the ``assembly/`` environments with Gymnasium.
 
-Runs on ``import envs`` and, through the ``gymnasium.envs`` entry point declared in
-``pyproject.toml``, on a bare ``import gymnasium`` (Gymnasium 0.29 loads such plugins;
-Gymnasium 1.x dropped the plugin hook, so there ``import envs`` is needed first).
+Runs on ``import assembly_gym`` (or ``gym.register_envs(assembly_gym)``) and, through the
+``gymnasium.envs`` entry point declared in ``pyproject.toml``, on a bare ``import gymnasium``
+(Gymnasium 0.29 loads such plugins; 1.x dropped the plugin hook). Where only the id string
+travels (SB3's spawned ``SubprocVecEnv`` workers, RLlib, CleanRL scripts), the form
+``gym.make("assembly_gym:assembly/RollCall-v0")`` imports the package first, on every stack.
 """
 
 from __future__ import annotations
@@ -45,7 +47,14 @@ def make_native_vec(env_id: str, num_envs: int, **kwargs: Any) -> Any:
     """``gym.make_vec`` of an env's native batched version, on Gymnasium 0.29 and 1.x alike.
 
     Gymnasium 0.29 calls this mode "custom" and hands the env only ``vector_kwargs``;
-    1.x calls it "vector_entry_point" and hands it the keyword arguments themselves.
+    1.x calls it "vector_entry_point" and hands it the keyword arguments themselves
+    (:func:`assembly_gym.envs.vector_api.native_make_vec_arguments` says which).
+
+    Args:
+        env_id: a registered id with a native version (see ``VECTOR_ENTRY_POINTS``).
+        num_envs: number of sub-envs N.
+        **kwargs: the env's arguments, and ``autoreset_mode`` (a rule or its name, e.g.
+            ``"SameStep"``; 1.x's default is ``NEXT_STEP``, 0.29 knows ``SAME_STEP`` only).
 
     Example:
         >>> import assembly_gym
@@ -55,10 +64,6 @@ def make_native_vec(env_id: str, num_envs: int, **kwargs: Any) -> Any:
     """
     import gymnasium as gym
 
-    if int(gym.__version__.split(".")[0]) >= 1:
-        return gym.make_vec(
-            env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs
-        )
-    return gym.make_vec(
-        env_id, num_envs=num_envs, vectorization_mode="custom", vector_kwargs=kwargs
-    )
+    from assembly_gym.envs.vector_api import native_make_vec_arguments
+
+    return gym.make_vec(env_id, num_envs=num_envs, **native_make_vec_arguments(kwargs))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
-from scipy.cluster.hierarchy import dendrogram, fcluster, linkage
+from scipy.cluster.hierarchy import dendrogram, fcluster, leaves_list, linkage
 from scipy.spatial.distance import pdist, squareform
 
 from assembly_gym.core.persist import atomic_write_bytes
@@ -89,11 +89,7 @@ def weights_heatmap_figure(
     """
     rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)[:max_countries]
     names = list(countries)[:max_countries]
-    order = (
-        dendrogram(linkage(_rows(rows, True), "ward"), no_plot=True)["leaves"]
-        if len(rows) > 1
-        else [0]
-    )
+    order = leaves_list(linkage(_rows(rows, True), "ward")) if len(rows) > 1 else [0]
     limit = float(np.percentile(np.abs(rows), 98)) or 1.0
     figure = Figure(figsize=(min(2 + 0.12 * rows.shape[1], 40), 2 + 0.18 * len(rows)))
     axis = figure.subplots()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,13 +56,14 @@ N_BINS = len(SPONSOR_LEVELS)
 N_STATES = 1 + 4 * N_BINS  # draft; committee (own × bin); plenary (own × bin)
 HORIZON = 3
 _N_ACTIONS = len(Action)
+State = TypeVar("State", int, np.ndarray)  # one state index, or an array of them
 
 
-def _committee_state(own: int, bin_: int) -> int:
+def _committee_state(own: State, bin_: State) -> State:
     return 1 + own * N_BINS + bin_
 
 
-def _plenary_state(own: int, bin_: int) -> int:
+def _plenary_state(own: State, bin_: State) -> State:
     return 1 + 2 * N_BINS + own * N_BINS + bin_
 
 
@@ -152,7 +154,7 @@ class DeliberationProblem:
         yes_bin = np.searchsorted(YES_SHARE_EDGES, obs[:, index["committee_yes"]], "right")
         offset = np.select(
             [step == Stage.DRAFT, step == Stage.COMMITTEE_VOTE],
-            [0, _committee_state(own, sponsor_bin)],
+            [np.zeros_like(own), _committee_state(own, sponsor_bin)],
             _plenary_state(own, yes_bin),
         )
         return step, base + offset
@@ -226,8 +228,8 @@ def _country_mdp(dynamics: EmpiricalDynamics, row: int, key: int) -> TabularMDP:
                     action,
                     [_plenary_state(own, y) for y in range(N_BINS)],
                 ] = probs
-            for action in range(_N_ACTIONS):  # the plenary is the last decision: a formal loop
-                transitions[_plenary_state(own, b), action, _plenary_state(own, b)] = 1.0
+            for any_action in range(_N_ACTIONS):  # the plenary is the last decision: a formal loop
+                transitions[_plenary_state(own, b), any_action, _plenary_state(own, b)] = 1.0
     return TabularMDP(
         _N_ACTIONS,
         HORIZON,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from assembly_gym.core.errors import MissingDependencyError
+from assembly_gym.core.optional import require
 from assembly_gym.core.seeding import isolated_seed
 from assembly_gym.irl.mdp import TabularMDP
 
@@ -59,12 +59,13 @@ def to_imitation_env(mdp: TabularMDP, observations: np.ndarray, start: np.ndarra
         observations: the state features imitation's reward reads, shape (S, k).
         start: initial-state distribution, shape (S,).
     """
-    try:
-        from seals.base_envs import TabularModelPOMDP
-    except ImportError as error:  # pragma: no cover - imitation brings seals
-        raise MissingDependencyError("imitation", purpose="the MCEIRL comparison") from error
+    require("imitation", extra="imitation", purpose="the MCEIRL comparison")
+    from seals.base_envs import TabularModelPOMDP  # installed with imitation
+
     if not mdp.mask.all():
         raise ValueError("imitation's MCEIRL has no action masks: every action must be valid")
+    if mdp.transitions is None:
+        raise ValueError("imitation's MCEIRL needs the MDP's transitions")
     dense = mdp.transitions.toarray().reshape(mdp.n_states, mdp.n_actions, mdp.n_states)
     return TabularModelPOMDP(
         transition_matrix=dense,
@@ -174,6 +175,7 @@ def train_mce_irl(
         The trained net (read it with :func:`state_rewards`) and the wall time of
         ``MCEIRL.train`` in seconds.
     """
+    require("imitation", extra="imitation", purpose="imitation's MCEIRL")
     from imitation.algorithms.mce_irl import MCEIRL
     from imitation.data.types import Trajectory
     from imitation.rewards.reward_nets import BasicRewardNet

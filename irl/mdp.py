@@ -73,7 +73,8 @@ class TabularMDP:
         if self.horizon < 1:
             raise ValueError(f"horizon must be ≥ 1, got {self.horizon}")
         object.__setattr__(self, "mask", mask)
-        transposed = None
+        forward: sp.csr_matrix | np.ndarray | None = None
+        transposed: sp.csr_matrix | np.ndarray | None = None
         if self.transitions is not None:
             matrix = sp.csr_matrix(self.transitions, dtype=np.float64)
             n_states = mask.shape[0]
@@ -95,8 +96,6 @@ class TabularMDP:
                 transposed = np.ascontiguousarray(forward.T)
         elif self.horizon > 1:
             raise ValueError("a horizon > 1 needs transitions")
-        else:
-            forward = None
         object.__setattr__(self, "_forward", forward)
         object.__setattr__(self, "_transposed", transposed)
 
@@ -123,9 +122,10 @@ def stack_mdps(mdps: list[TabularMDP]) -> TabularMDP:
     if any(m.n_actions != first.n_actions or m.horizon != first.horizon for m in mdps):
         raise ValueError("stacked MDPs need the same number of actions and horizon")
     mask = np.concatenate([m.mask for m in mdps])
-    transitions = None
-    if first.transitions is not None:
-        transitions = sp.block_diag([m.transitions for m in mdps], format="csr")
+    matrices = [m.transitions for m in mdps if m.transitions is not None]
+    if matrices and len(matrices) < len(mdps):
+        raise ValueError("stacked MDPs need transitions in all of them or in none")
+    transitions = sp.csr_matrix(sp.block_diag(matrices, format="csr")) if matrices else None
     return TabularMDP(first.n_actions, first.horizon, mask, transitions)
 
 

@@ -116,16 +116,21 @@ class RewardModel:
         """Names of the flattened weights (``"yes:bias"``, ``"yes:issue_me"``, …)."""
         return self.feature_map.names
 
+    @property
+    def _layout(self) -> tuple[str, ...]:
+        """:attr:`layout`, which ``__post_init__`` sets to ``obs_names`` when it is None."""
+        return self.layout if self.layout is not None else self.obs_names
+
     def select(self, obs: np.ndarray) -> np.ndarray:
         """The columns the reward reads from env observations: (N, len(layout)) → (N, d)."""
-        obs = np.atleast_2d(obs)
-        if obs.shape[1] != len(self.layout):
+        obs, layout = np.atleast_2d(obs), self._layout
+        if obs.shape[1] != len(layout):
             raise ValueError(
-                f"observations have {obs.shape[1]} dimensions, the model's env {len(self.layout)}"
+                f"observations have {obs.shape[1]} dimensions, the model's env {len(layout)}"
             )
-        if self.layout == self.obs_names:
+        if layout == self.obs_names:
             return obs
-        index = {name: i for i, name in enumerate(self.layout)}
+        index = {name: i for i, name in enumerate(layout)}
         return obs[:, [index[name] for name in self.obs_names]]
 
     def country_index(self, country: str) -> int:
@@ -255,7 +260,7 @@ class RewardModel:
             "env_id": self.env_id,
             "action_names": list(self.action_names),
             "obs_names": list(self.obs_names),
-            "layout": list(self.layout) if self.layout != self.obs_names else None,
+            "layout": list(self._layout) if self._layout != self.obs_names else None,
             "feature_config": asdict(self.feature_config) if self.feature_config else None,
             "info": self.info,
             "has_history": self.history is not None,
@@ -370,7 +375,8 @@ def _history_bytes(data: RollCallData) -> bytes:
         **{f"issue_{c}": table[f"issue_{c}"].to_numpy(dtype=bool) for c in ISSUE_CODES},
     }
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, source=np.array(data.source), **arrays)
+    # numpy's stub types **kwds as if one could be allow_pickle: bool.
+    np.savez_compressed(buffer, source=np.array(data.source), **arrays)  # type: ignore[arg-type]
     return buffer.getvalue()
 
 

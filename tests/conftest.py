@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,17 @@ from assembly_gym.envs.legislative.synthetic import (
     SyntheticConfig,
     generate_assembly,
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the tests marked ``imitation`` where the imitation extra is not installed."""
+    if importlib.util.find_spec("imitation") is not None:
+        return
+    skip = pytest.mark.skip(reason="the optional imitation extra is not installed (research stack)")
+    for item in items:
+        if "imitation" in item.keywords:
+            item.add_marker(skip)
+
 
 _VOTE_WORDS = {Vote.YES: "yes", Vote.NO: "no", Vote.ABSTAIN: "abstain"}
 

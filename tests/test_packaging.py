@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -34,15 +35,21 @@ print(assembly_gym.__file__)
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's wheel, built without network access from a clean copy of this checkout.
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean copy of this checkout to build from.
 
     A copy, because setuptools leaves a ``build/`` folder in the tree it builds, and files
     left there from an earlier build would end up in a later wheel.
     """
     source = tmp_path_factory.mktemp("source") / "assembly-gym"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "runs", "*.egg-info", "__pycache__", ".*cache"))  # fmt: skip
+        ".git", ".venv*", "build", "runs", "*.egg-info", "__pycache__", ".*cache"))  # fmt: skip
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built without network access."""
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
@@ -63,6 +70,8 @@ def test_the_wheel_installs_one_top_level_package(wheel: Path) -> None:
     for package in (*SUBPACKAGES, "core"):
         assert f"assembly_gym/{package}/__init__.py" in names
     assert "assembly_gym/envs/legislative/countries.csv" in names  # package data travels too
+    # PEP 561: one marker at the root covers every subpackage.
+    assert [n for n in names if n.endswith("py.typed")] == ["assembly_gym/py.typed"]
     assert "assembly_gym.envs.registration:register_envs" in declared
     assert "assembly-gym = assembly_gym.benchmarks.cli:main" in declared
 
@@ -113,3 +122,24 @@ def test_python_dash_m_runs_the_cli() -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: assembly-gym")
+
+
+def test_the_sdist_carries_its_tests_and_they_run(source: Path, tmp_path: Path) -> None:
+    built = subprocess.run(
+        [sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
+         "print(b.build_sdist(sys.argv[1]))", str(tmp_path)],
+        cwd=source, check=True, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    archive = tmp_path / built.stdout.strip().splitlines()[-1]
+    with tarfile.open(archive) as sdist:
+        sdist.extractall(tmp_path, filter="data")
+    unpacked = tmp_path / archive.name.removesuffix(".tar.gz")
+    for needed in ("LICENSE", "CHANGELOG.md", "constraints.txt", "docs/architecture.md",
+                   "tests/conftest.py", "envs/legislative/countries.csv"):  # fmt: skip
+        assert (unpacked / needed).is_file(), needed
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_layers.py", "tests/core/test_persist.py"],
+        cwd=unpacked, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:]

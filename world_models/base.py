@@ -145,13 +145,15 @@ class Transitions:
             ):
                 raise ValueError("parts differ in which optional fields they have")
 
-        def join(name: str) -> np.ndarray | None:
-            values = [getattr(p, name) for p in parts]
-            return None if values[0] is None else np.concatenate(values)
+        def join(name: str) -> np.ndarray:
+            return np.concatenate([getattr(p, name) for p in parts])
+
+        def join_optional(name: str) -> np.ndarray | None:
+            return None if getattr(first, name) is None else join(name)
 
         return cls(
             join("obs"), join("acts"), join("next_obs"), join("dones"), join("episodes"),
-            first.obs_names, join("groups"), join("masks"), first.bounds,
+            first.obs_names, join_optional("groups"), join_optional("masks"), first.bounds,
             {name: np.concatenate([p.extras[name] for p in parts]) for name in first.extras},
         )  # fmt: skip
 

@@ -170,7 +170,8 @@ def array_from_bytes(data: bytes, source: object) -> np.ndarray:
 def arrays_to_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     """Named arrays in ``.npz`` format."""
     buffer = io.BytesIO()
-    np.savez(buffer, **{name: np.ascontiguousarray(a) for name, a in arrays.items()})
+    contiguous = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
+    np.savez(buffer, **contiguous)  # type: ignore[arg-type]  # numpy's stub: a name may be allow_pickle
     return buffer.getvalue()
 
 

@@ -81,13 +81,14 @@ class EmpiricalModel(HeadModel):
 
     def _context(self, obs: np.ndarray, action: np.ndarray) -> list[tuple[np.ndarray, int]]:
         """Columns (values, radix) of the finest context, coarse to fine; levels cut it."""
+        parts = self._fitted_schema().parts
         columns = [(action, self.n_actions)]
-        for part in self.schema.parts:
+        for part in parts:
             if isinstance(part, OneHotPart):
                 classes, valid = part.targets(obs)[part.name]
                 columns.append((np.where(valid, classes, 0), part.heads[part.name]))
         columns += [((obs[:, j] > 0.5).astype(np.int64), 2) for j in self._binary_copied]
-        for part in self.schema.parts:
+        for part in parts:
             if isinstance(part, (ShareBinsPart, VoteSharesPart)):
                 name, size = next(iter(part.heads.items()))  # the (yes) share head
                 classes, _ = part.targets(obs)[name]
@@ -102,8 +103,9 @@ class EmpiricalModel(HeadModel):
 
     def _level_ends(self) -> list[int]:
         """How many context columns each level uses: none, then one more per level."""
-        n_one_hot = sum(isinstance(p, OneHotPart) for p in self.schema.parts)
-        n_shares = sum(isinstance(p, (ShareBinsPart, VoteSharesPart)) for p in self.schema.parts)
+        parts = self._fitted_schema().parts
+        n_one_hot = sum(isinstance(p, OneHotPart) for p in parts)
+        n_shares = sum(isinstance(p, (ShareBinsPart, VoteSharesPart)) for p in parts)
         return list(range(2 + n_one_hot + len(self._binary_copied) + n_shares))
 
     def _level_codes(
@@ -127,23 +129,23 @@ class EmpiricalModel(HeadModel):
 
     def _fit(self, train: Transitions, validation: Transitions | None, **options: Any) -> None:
         """Count, level by level (``validation`` is not needed by a frequency table)."""
-        obs = train.obs
-        copied = self.schema.copied
+        obs, schema = train.obs, self._fitted_schema()
+        copied = schema.copied
         binary = [j for j in copied if np.isin(obs[:, j], (0, 1)).all()]
         self._binary_copied = np.array(binary, dtype=np.int64)
         columns = self._context(obs, np.asarray(train.acts, dtype=np.int64))
-        targets = self.schema.targets(train.next_obs, train.dones)
-        gaussian = train.next_obs[:, self.schema.gaussian.dims].astype(np.float64)
+        targets = schema.targets(train.next_obs, train.dones)
+        gaussian = train.next_obs[:, schema.gaussian.dims].astype(np.float64)
         group_weight = _group_weights(train)
         cells = _group_steps(train)
         s = self.smoothing
         tables: list[dict[str, np.ndarray]] = []
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (key of each row, parent of each key)
-        parent_codes = None
+        parent_codes = np.zeros(0, dtype=np.int64)  # the previous level's (none before the first)
         for codes in self._level_codes(columns, len(obs)):
             unique, inverse = np.unique(codes, return_inverse=True)
             n_keys = len(unique)
-            parent = np.zeros(n_keys, dtype=np.int64)
+            parent: np.ndarray = np.zeros(n_keys, dtype=np.int64)
             if tables:
                 any_row = np.zeros(n_keys, dtype=np.int64)
                 any_row[inverse] = np.arange(len(obs))  # finer keys nest in coarser ones
@@ -166,7 +168,7 @@ class EmpiricalModel(HeadModel):
         heads: dict[str, list[np.ndarray]] = {}
         for name, (classes, valid) in targets.items():
             shared = _constant_within(np.where(valid, classes, -1), cells)
-            size = self.schema.heads[name]
+            size = schema.heads[name]
             heads[name] = nested_backoff(
                 [(np.where(valid, key, -1), parent) for key, parent in levels],
                 np.where(valid, classes, 0), size, s, np.full(size, 1 / size),
@@ -202,7 +204,7 @@ class EmpiricalModel(HeadModel):
             return out[None]
 
         return HeadOutputs(
-            probs={name: gather(name) for name in self.schema.heads},
+            probs={name: gather(name) for name in self._fitted_schema().heads},
             mean=gather("mean"),
             std=gather("std"),
         )
@@ -228,11 +230,9 @@ class EmpiricalModel(HeadModel):
         self._binary_copied = np.asarray(config["binary_copied"], dtype=np.int64)
         arrays = arrays_from_bytes(files[_TABLES], source / _TABLES)
         n_levels = len(self._level_ends())
+        keys = ("codes", "mean", "std", *self._fitted_schema().heads)
         try:
-            self._tables = [
-                {key: arrays[f"{k}/{key}"] for key in ("codes", "mean", "std", *self.schema.heads)}
-                for k in range(n_levels)
-            ]
+            self._tables = [{key: arrays[f"{k}/{key}"] for key in keys} for k in range(n_levels)]
         except KeyError as error:
             raise CheckpointError(f"{source / _TABLES}: missing table {error}") from error
 

@@ -141,9 +141,9 @@ def evaluate_world_model(
     metrics |= _vote_metrics(
         prediction.mean, obs, nxt, index, test.extras.get("voters"), tolerances
     )
-    per_head, confidence, correct = _head_scores(model, dists, nxt, test.dones)
-    if confidence is not None:
-        metrics["ece"] = expected_calibration_error(confidence, correct)
+    per_head, calibration = _head_scores(model, dists, nxt, test.dones)
+    if calibration is not None:
+        metrics["ece"] = expected_calibration_error(*calibration)
     rng = np.random.default_rng(seed)
     metrics |= _rollout_errors(model, test, changing, max_rollouts, rng)
     metrics |= _distribution_match(model, test, index, rollouts_per_group, rng)
@@ -170,8 +170,8 @@ def evaluation_table(
             continue
         label = METRIC_LABELS.get(key) or f"rollout RMSE, step {key.rsplit('h', 1)[1]}"
         rows[label] = values
-    for label, values in (extra or {}).items():
-        rows[label] = dict(values)
+    for label, row in (extra or {}).items():
+        rows[label] = dict(row)
     table = pd.DataFrame(rows).T[list(results)]
     return table.to_markdown(floatfmt=".4g")
 
@@ -181,11 +181,11 @@ def evaluation_table(
 
 def _head_scores(
     model: WorldModel, dists: Mapping[str, np.ndarray], nxt: np.ndarray, dones: np.ndarray
-) -> tuple[dict[str, float], np.ndarray | None, np.ndarray | None]:
+) -> tuple[dict[str, float], tuple[np.ndarray, np.ndarray] | None]:
     """Per-head NLL and pooled (confidence, correct) of the top class, for models with a schema."""
     schema = getattr(model, "schema", None)
     if schema is None:
-        return {}, None, None
+        return {}, None
     targets = schema.targets(nxt, dones)
     per_head, confidence, correct = {}, [], []
     for name, (classes, valid) in targets.items():
@@ -198,7 +198,7 @@ def _head_scores(
         )
         confidence.append(probs.max(axis=1))
         correct.append(probs.argmax(axis=1) == truth)
-    return per_head, np.concatenate(confidence), np.concatenate(correct)
+    return per_head, (np.concatenate(confidence), np.concatenate(correct))
 
 
 def _vote_metrics(
@@ -208,9 +208,10 @@ def _vote_metrics(
     """Share MAE and count accuracy on the steps where a vote happens (shares 0 → filled)."""
     errors, counts_true, counts_pred = [], [], []
     for prefix in ("committee", "plenary"):
-        dims = [index.get(f"{prefix}_{v}") for v in _VOTES]
-        if None in dims:
+        names = [f"{prefix}_{v}" for v in _VOTES]
+        if not all(name in index for name in names):
             continue
+        dims = [index[name] for name in names]
         happens = (obs[:, dims].sum(1) == 0) & (nxt[:, dims].sum(1) > 0)
         errors.append(np.abs(mean[happens][:, dims] - nxt[happens][:, dims]))
         if voters is not None:
@@ -292,15 +293,18 @@ def _distribution_match(
     one_per_group = np.unique(units[chosen], return_index=True)[1]
     out = {"groups_simulated": float(len(one_per_group)), "rollouts_simulated": float(len(chosen))}
     if "adopted" in index:
-        real = final_true[one_per_group, index["adopted"]] > 0.5
-        sim = final_sim[:, index["adopted"]] > 0.5
-        rate = real.mean()
-        out |= {"adoption_real_pct": 100 * rate, "adoption_sim_pct": 100 * sim.mean(),
-                "adoption_gap_pp": 100 * (sim.mean() - rate),
-                "adoption_gap_se_pp": 100 * np.sqrt(rate * (1 - rate) / len(real))}  # fmt: skip
+        adopted_real = final_true[one_per_group, index["adopted"]] > 0.5
+        adopted_sim = final_sim[:, index["adopted"]] > 0.5
+        rate = adopted_real.mean()
+        out |= {
+            "adoption_real_pct": 100 * rate,
+            "adoption_sim_pct": 100 * adopted_sim.mean(),
+            "adoption_gap_pp": 100 * (adopted_sim.mean() - rate),
+            "adoption_gap_se_pp": 100 * np.sqrt(rate * (1 - rate) / len(adopted_real)),
+        }
         if "plenary_yes" in index and "plenary_no" in index:
             wins = final_sim[:, index["plenary_yes"]] > final_sim[:, index["plenary_no"]]
-            out["outcome_consistency"] = float(np.mean(wins == sim))
+            out["outcome_consistency"] = float(np.mean(wins == adopted_sim))
     if "plenary_yes" in index:
         real = final_true[one_per_group, index["plenary_yes"]]
         sim = final_sim[:, index["plenary_yes"]]

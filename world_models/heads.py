@@ -89,8 +89,13 @@ class HeadModel(abc.ABC):
     # ------------------------------------------------------------------ subclass hooks
 
     @abc.abstractmethod
-    def _fit(self, train: Transitions, validation: Transitions | None, **options: Any) -> None:
-        """Learn the member outputs (the schema is already fitted)."""
+    def _fit(
+        self, train: Transitions, validation: Transitions | None, *args: Any, **options: Any
+    ) -> None:
+        """Learn the member outputs (the schema is already fitted).
+
+        ``*args, **options`` let each model name its own options (``fit`` passes them on).
+        """
 
     @abc.abstractmethod
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
@@ -152,7 +157,7 @@ class HeadModel(abc.ABC):
         """
         obs, action = self._check(obs, action)
         out = self._outputs(obs, action)
-        schema = self.schema
+        schema = self._fitted_schema()
         means = np.stack([
             schema.expectation(obs, {k: v[m] for k, v in out.probs.items()}, out.mean[m])
             for m in range(out.n_members)
@@ -173,7 +178,8 @@ class HeadModel(abc.ABC):
         rows = np.arange(len(obs))
         member = rng.integers(out.n_members, size=len(obs))
         probs = {name: p[member, rows] for name, p in out.probs.items()}
-        return self.schema.sample(obs, probs, out.mean[member, rows], out.std[member, rows], rng)
+        schema = self._fitted_schema()
+        return schema.sample(obs, probs, out.mean[member, rows], out.std[member, rows], rng)
 
     def log_prob(self, obs: np.ndarray, action: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
         """Log p(s' | s, a) of the members' mixture in nats, shape (N,).
@@ -185,9 +191,9 @@ class HeadModel(abc.ABC):
         next_obs = np.asarray(next_obs, dtype=np.float32)
         if next_obs.shape != obs.shape:
             raise ValueError(f"next_obs must have shape {obs.shape}, got {next_obs.shape}")
-        out = self._outputs(obs, action)
+        out, schema = self._outputs(obs, action), self._fitted_schema()
         per_member = np.stack([
-            self.schema.log_likelihood(
+            schema.log_likelihood(
                 next_obs, {k: v[m] for k, v in out.probs.items()}, out.mean[m], out.std[m]
             )
             for m in range(out.n_members)
@@ -206,14 +212,13 @@ class HeadModel(abc.ABC):
     @property
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) of every observation dimension, shape (d,) each."""
-        self._require_fitted()
-        return self.schema.low, self.schema.high
+        schema = self._fitted_schema()
+        return schema.low, schema.high
 
     @property
     def state_declaration(self) -> StateDeclaration:
         """The state declaration of the env family the model learned."""
-        self._require_fitted()
-        return self.schema.declaration
+        return self._fitted_schema().declaration
 
     # ------------------------------------------------------------------ persistence
 
@@ -223,13 +228,13 @@ class HeadModel(abc.ABC):
         The manifest holds the config, the observation layout and the schema; beside it
         are the parameters and the start states.
         """
-        self._require_fitted()
+        schema = self._fitted_schema()
         config, files = self._parameters()
         if self.start_states is not None:
             files[START_STATES] = array_to_bytes(self.start_states)
         payload = {
             "config": config,
-            "schema": self.schema.to_dict(),
+            "schema": schema.to_dict(),
             "simulator": {
                 "n_actions": self.n_actions, "mask_table": self._mask_table.tolist(),
                 "noop_action": self.noop_action, "max_episode_steps": self.max_episode_steps,
@@ -312,7 +317,7 @@ class HeadModel(abc.ABC):
         return np.where(valid, classes, 0)
 
     def _check(self, obs: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        self._require_fitted()
+        self._fitted_schema()  # raises before fit() or load()
         obs = np.asarray(obs, dtype=np.float32)
         action = np.asarray(action).reshape(-1).astype(np.int64)
         if obs.ndim != 2 or obs.shape[1] != len(self.obs_names):
@@ -323,6 +328,8 @@ class HeadModel(abc.ABC):
             raise ValueError(f"actions must lie in 0..{self.n_actions - 1}")
         return obs, action
 
-    def _require_fitted(self) -> None:
+    def _fitted_schema(self) -> StateSchema:
+        """The schema; a RuntimeError before :meth:`fit` or :meth:`load`."""
         if self.schema is None:
             raise RuntimeError(f"{type(self).__name__} is not fitted: call fit() or load()")
+        return self.schema

@@ -149,7 +149,8 @@ class MLPEnsemble(HeadModel):
     # ------------------------------------------------------------------ network layout
 
     def _sizes(self) -> list[int]:
-        n_out = sum(self.schema.heads.values()) + 2 * self.schema.n_continuous
+        schema = self._fitted_schema()
+        n_out = sum(schema.heads.values()) + 2 * schema.n_continuous
         return [len(self.obs_names) + self.n_actions, *self.hidden, n_out]
 
     def _inputs(self, obs: np.ndarray, action: np.ndarray) -> torch.Tensor:
@@ -161,11 +162,12 @@ class MLPEnsemble(HeadModel):
         self, out: torch.Tensor
     ) -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
         """Head logits, Gaussian means and log stds (normalised units) of raw outputs."""
+        schema = self._fitted_schema()
         logits, start = {}, 0
-        for h, (name, size) in enumerate(self.schema.heads.items()):
+        for h, (name, size) in enumerate(schema.heads.items()):
             logits[name] = out[..., start : start + size] / self._temperatures[h]
             start += size
-        n = self.schema.n_continuous
+        n = schema.n_continuous
         mean, raw = out[..., start : start + n], out[..., start + n : start + 2 * n]
         low, high = _LOG_STD_BOUNDS
         log_std = high - F.softplus(high - raw)
@@ -195,10 +197,11 @@ class MLPEnsemble(HeadModel):
     # ------------------------------------------------------------------ fitting
 
     def _targets(self, data: Transitions) -> tuple[torch.Tensor, ...]:
-        targets = self.schema.targets(data.next_obs, data.dones)
-        classes = np.stack([targets[name][0] for name in self.schema.heads], axis=1)
-        valid = np.stack([targets[name][1] for name in self.schema.heads], axis=1)
-        z = self.schema.gaussian.normalise(data.next_obs).astype(np.float32)
+        schema = self._fitted_schema()
+        targets = schema.targets(data.next_obs, data.dones)
+        classes = np.stack([targets[name][0] for name in schema.heads], axis=1)
+        valid = np.stack([targets[name][1] for name in schema.heads], axis=1)
+        z = schema.gaussian.normalise(data.next_obs).astype(np.float32)
         return (self._inputs(data.obs, np.asarray(data.acts, dtype=np.int64)),
                 torch.from_numpy(classes), torch.from_numpy(valid.astype(np.float32)),
                 torch.from_numpy(z))  # fmt: skip
@@ -234,7 +237,7 @@ class MLPEnsemble(HeadModel):
             train, validation = train.split_by_episode((0.8, 0.2), np.random.default_rng(self.seed))
         if len(train) == 0 or len(validation) == 0:
             raise ValueError("training and validation need at least one transition each")
-        self._temperatures = torch.ones(len(self.schema.heads))
+        self._temperatures = torch.ones(len(self._fitted_schema().heads))
         self._obs_mean = train.obs.mean(axis=0).astype(np.float32)
         self._obs_scale = np.where(train.obs.std(axis=0) > 1e-6, train.obs.std(axis=0), 1.0)
         self._obs_scale = self._obs_scale.astype(np.float32)
@@ -301,7 +304,7 @@ class MLPEnsemble(HeadModel):
         One temperature per head divides the logits of every member; it minimises the
         validation NLL of the members' average, with the weights fixed.
         """
-        heads = list(self.schema.heads)
+        heads = list(self._fitted_schema().heads)
         parts: dict[str, list[torch.Tensor]] = {name: [] for name in heads}
         with torch.no_grad():
             for start in range(0, len(x), _CHUNK):
@@ -342,15 +345,15 @@ class MLPEnsemble(HeadModel):
     # ------------------------------------------------------------------ prediction
 
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
-        if self._net is None:
-            raise RuntimeError("MLPEnsemble is not fitted: call fit() or load()")
+        net = self._fitted_net()
         x = self._inputs(obs, action)
-        probs: dict[str, list[np.ndarray]] = {name: [] for name in self.schema.heads}
+        schema = self._fitted_schema()
+        probs: dict[str, list[np.ndarray]] = {name: [] for name in schema.heads}
         means, stds = [], []
-        gaussian = self.schema.gaussian
+        gaussian = schema.gaussian
         with torch.no_grad(), _torch_threads(self.threads):
             for start in range(0, len(x), _CHUNK):
-                out = self._net(x[start : start + _CHUNK].expand(self.members, -1, -1))
+                out = net(x[start : start + _CHUNK].expand(self.members, -1, -1))
                 logits, mean, log_std = self._split(out)
                 for name, head in logits.items():
                     probs[name].append(torch.softmax(head.double(), dim=-1).numpy())
@@ -381,8 +384,13 @@ class MLPEnsemble(HeadModel):
             "history": self.history,
         }  # fmt: skip
         buffer = io.BytesIO()
-        torch.save(self._net.state_dict(), buffer)
+        torch.save(self._fitted_net().state_dict(), buffer)
         return config, {_WEIGHTS: buffer.getvalue()}
+
+    def _fitted_net(self) -> _EnsembleNet:
+        if self._net is None:
+            raise RuntimeError("MLPEnsemble is not fitted: call fit() or load()")
+        return self._net
 
     def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
         try:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -164,7 +164,7 @@ class OneHotPart:
         block = values[:, list(self.dims)] > 0.5
         hot = block.any(axis=1)
         classes = np.where(hot, block.argmax(axis=1) + self.has_none, 0).astype(np.int64)
-        return {self.name: (classes, hot | self.has_none)}
+        return {self.name: (classes, np.logical_or(hot, self.has_none))}
 
     def expectation(self, probs: Mapping[str, np.ndarray]) -> np.ndarray:
         """Expected values of the dims, shape (N, len(dims))."""
@@ -407,8 +407,9 @@ class StateSchema:
             if (dims := modelled(vote.dims)) is not None:
                 voted, yes, rest = VoteSharesPart.split(nxt[:, dims])
                 rest = rest[~np.isnan(rest)]
+                yes_no_abstain = cast("tuple[int, int, int]", tuple(dims))  # as vote.dims
                 parts.append(VoteSharesPart(
-                    vote.prefix, tuple(dims), BinCodec.fit(yes[voted], n_bins, n_quantiles),
+                    vote.prefix, yes_no_abstain, BinCodec.fit(yes[voted], n_bins, n_quantiles),
                     BinCodec.fit(rest, n_bins, n_quantiles),
                 ))  # fmt: skip
                 claimed.update(dims)

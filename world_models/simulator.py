@@ -7,6 +7,8 @@ registered with the other ``assembly/`` ids by name only, so ``envs`` never impo
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,17 +18,21 @@ from gymnasium import spaces
 
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.core.render import TextRender
-from assembly_gym.core.state import StateDeclaration
+from assembly_gym.core.render import PALETTE, RenderModes, state_picture
+from assembly_gym.core.state import StateDeclaration, VoteGroup
 from assembly_gym.envs.declarations import declaration_for_layout
+from assembly_gym.envs.legislative.render import AssemblyView, Hemicycle, Seat, share_seats
 from assembly_gym.envs.legislative.rewards import RewardFn
 from assembly_gym.world_models.base import WorldModel, load_world_model
 from assembly_gym.world_models.checkpoint import load_start_states
 
 __all__ = ["SimulatorEnv"]
 
+_SEATS = 100  # seats of the pictured hemicycle: each is 1% of a vote
+_PLOTTED = len(PALETTE)  # state dimensions pictured for families without votes
 
-class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
+
+class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """A world model of an ``assembly/`` env (e.g. ``Deliberation-v0``) run as an environment.
 
     ## Description
@@ -47,7 +53,8 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     ## Observation Space
     The modelled env's: ``Box(low, high, (d,), float32)`` with the bounds the model saved
     (``model.observation_bounds``; unbounded if it has none) and the names of the layout it
-    was trained on (:attr:`layout`, e.g. the 75 names of ``Deliberation-v0``). What the
+    was trained on (:attr:`layout`, e.g. the 75 names of ``Deliberation-v0``); a sample
+    outside the bounds is clipped onto them, and every observation is a fresh array. What the
     dimensions are is the modelled env family's state declaration (:attr:`declaration`:
     ``model.state_declaration``, else the one the layout belongs to, see
     :mod:`assembly_gym.envs.declarations`).
@@ -75,10 +82,29 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     ## Arguments
     ``model`` (folder or object), ``reward_fn``, ``start_states`` (N0, d),
     ``max_episode_steps``, ``invalid_action`` ("noop" or "raise"), ``render_mode``
-    ("ansi" or "human").
+    ("ansi", "human" or "rgb_array").
+
+    ## Info
+    The same keys, each with one type, at reset and at every step: ``step`` (int, steps
+    taken), ``action_mask`` (bool (n,)), ``invalid_action`` (bool: the action was replaced by
+    ``model.noop_action``; False at reset) and, for families that declare stages, ``stage``
+    (str, the current stage's label) and ``acted_stage`` (str, the stage just played; "" at
+    reset).
+
+    ## Rendering
+    "rgb_array": a (480, 640, 3) uint8 picture drawn through the modelled env family. A
+    family whose declaration has votes in the layout (``Deliberation-v0``) is drawn as the
+    legislative envs are, as a hemicycle, here of 100 seats, each 1% of the latest vote (or
+    of the sponsor share before the first vote), with the stages and the outcome; any other
+    as bars of the state dimensions (those :meth:`render_text` shows) and their trace over
+    the episode. "ansi": the state as text; "human": prints that text (for a window, wrap
+    an "rgb_array" env in ``gymnasium.wrappers.HumanRendering``).
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version; changed since under the same id (a v1 was never cut): the reset
+      info carries ``invalid_action`` and ``acted_stage``, and samples are clipped onto the
+      observation bounds; ``render_mode="rgb_array"`` added (a picture; no change to the
+      dynamics).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -95,7 +121,7 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         'COMMITTEE_VOTE'
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -121,11 +147,11 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         bounds = getattr(self.model, "observation_bounds", None)
         low, high = bounds if bounds is not None else (np.full(d, -np.inf), np.full(d, np.inf))
         low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
-        self.observation_space = spaces.Box(low, high, shape=(d,), dtype=np.float32)
+        self.observation_space: spaces.Box = spaces.Box(low, high, shape=(d,), dtype=np.float32)
         n_actions = getattr(self.model, "n_actions", None)
         if not n_actions:
             raise ValueError("the model does not say how many actions it takes (n_actions)")
-        self.action_space = spaces.Discrete(int(n_actions))
+        self.action_space: spaces.Discrete = spaces.Discrete(int(n_actions))
         if start_states is None and folder is not None:
             start_states = load_start_states(folder)
         if start_states is None:
@@ -161,6 +187,7 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         self._steps = 0
         self._ended = True
         self._last: dict[str, Any] | None = None
+        self._trace: list[np.ndarray] = []  # the episode's observations, for the picture
 
     # ------------------------------------------------------------------ gymnasium API
 
@@ -177,6 +204,7 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         else:
             obs = self.start_states[self.np_random.integers(len(self.start_states))]
         self._obs, self._steps, self._ended, self._last = obs.copy(), 0, False, None
+        self._trace = [self._obs]
         return obs.copy(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -195,15 +223,18 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             action = int(noop)
         obs = self._obs
         next_obs = self.model.sample(obs[None], np.array([action]), self.np_random)[0]
-        next_obs = np.asarray(next_obs, dtype=np.float32)
-        acted = self._info()
+        # A sample may stray past the modelled env's bounds (a Gaussian head has no edges):
+        # projected onto the box, so that every observation lies in the observation space.
+        space = self.observation_space
+        next_obs = np.clip(np.asarray(next_obs, dtype=np.float32), space.low, space.high)
+        acted_stage = self._stage() or ""
         self._obs, self._steps = next_obs, self._steps + 1
+        self._trace.append(next_obs)
         terminated = self._terminated(obs, action, next_obs)
         limit = self.max_episode_steps
         truncated = not terminated and limit is not None and self._steps >= limit
         self._ended = terminated or truncated
-        info = self._info()
-        info.update(invalid_action=invalid, acted_stage=acted.get("stage"))
+        info = self._info(invalid, acted_stage)
         reward = (
             0.0 if self.reward_fn is None else float(self.reward_fn(obs, action, next_obs, info))
         )
@@ -235,10 +266,14 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             return None
         return self._stages.labels[int(self._obs[self._stage_dims].argmax())]
 
-    def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"step": self._steps, "action_mask": self.action_masks()}
+    def _info(self, invalid: bool = False, acted_stage: str = "") -> dict[str, Any]:
+        """The info, with the same keys at reset (placeholders: nothing acted) and every step."""
+        info: dict[str, Any] = {
+            "step": self._steps, "action_mask": self.action_masks(), "invalid_action": invalid,
+        }  # fmt: skip
         if self._stages is not None:
             info["stage"] = self._stage()
+            info["acted_stage"] = acted_stage
         return info
 
     def render_text(self) -> str:
@@ -247,12 +282,7 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             return "Simulator-v0: not started (call reset())"
         stage = self._stage()
         head = f"Simulator-v0 | step {self._steps}" + (f" | stage {stage}" if stage else "")
-        stage_dims = () if self._stages is None else self._stages.dims
-        state = [
-            n for n in self.declaration.names if n in self.layout.names and n not in stage_dims
-        ]
-        shown = state or self.layout.names[:8]
-        value = {name: self._obs[self.layout.index(name)] for name in shown}
+        value = {name: self._obs[self.layout.index(name)] for name in self._state_names(8)}
         values = ", ".join(f"{name} {v:.2f}" for name, v in value.items() if v != 0)
         lines = [head, f"  {values or 'all shown dimensions are 0'}"]
         if self._last is not None:
@@ -260,3 +290,70 @@ class SimulatorEnv(TextRender, gym.Env[np.ndarray, np.int64]):
                 f"  last action {self._last['action']}, reward {self._last['reward']:+.3f}"
             )
         return "\n".join(lines)
+
+    def _state_names(self, fallback: int) -> list[str]:
+        """The declared state dimensions in the layout, but the stage; else the first few."""
+        stage_dims = () if self._stages is None else self._stages.dims
+        state = [
+            n for n in self.declaration.names if n in self.layout.names and n not in stage_dims
+        ]
+        return state or list(self.layout.names[:fallback])
+
+    def render_frame(self) -> np.ndarray:
+        """The modelled state as a picture, shape (480, 640, 3) uint8 (see ## Rendering)."""
+        title = f"Simulator-v0 · {type(self.model).__name__} · step {self._steps}"
+        footer = "" if self._last is None else (
+            f"last action {self._last['action']} · reward {self._last['reward']:+.3f}"
+        )  # fmt: skip
+        votes = [group for group in self.declaration.votes if set(group.dims) <= set(self.layout)]
+        if votes:
+            return self._hemicycle.draw(self._assembly_view(title, votes, footer))
+        names = self._state_names(_PLOTTED)[:_PLOTTED]
+        return state_picture(
+            title,
+            "a world model's sample; the state dimensions and their trace",
+            names,
+            np.stack(self._trace)[:, self.layout.indices(names)] if self._trace else None,
+            x_max=self.max_episode_steps or max(len(self._trace) - 1, 1),
+            footer=footer,
+        )
+
+    def _assembly_view(self, title: str, votes: list[VoteGroup], footer: str) -> AssemblyView:
+        """The hemicycle of the latest vote with shares (or the sponsor share before one)."""
+        seats = np.full(_SEATS, Seat.PENDING, dtype=np.int64)
+        view = AssemblyView(title, f"a world model's sample; each seat is 1% ({_SEATS} seats)",
+                            seats, unit="%", footer=footer)  # fmt: skip
+        if self._obs is None:
+            return dataclasses.replace(view, subtitle="not started (call reset())")
+        value = dict(zip(self.layout.names, self._obs.tolist(), strict=True))
+        cast = [group for group in votes if sum(value[d] for d in group.dims) > 0]
+        shares = [name for name in self.declaration.shares if value.get(name, 0) > 0]
+        caption = ""
+        if cast:
+            yes, no, abstain = (value[d] for d in cast[-1].dims)
+            seats[:] = share_seats({Seat.YES: yes, Seat.NO: no, Seat.ABSTAIN: abstain}, _SEATS)
+            caption = f"{cast[-1].prefix} vote"
+        elif shares:
+            share = value[shares[0]]
+            seats[:] = share_seats({Seat.SPONSOR: share, Seat.NON_SPONSOR: 1 - share}, _SEATS)
+            caption = shares[0].replace("_", " ")
+        stage, outcome = self._stage(), self.declaration.outcome
+        stages = self._stages
+        labels = () if stages is None else stages.labels
+        verdict, passed = "", False
+        if outcome is not None and stages is not None and stage == stages.terminal:
+            passed = value.get(outcome.outcome, 0) > 0.5
+            verdict = outcome.outcome.upper() if passed else f"NOT {outcome.outcome.upper()}"
+        return dataclasses.replace(
+            view,
+            caption=caption,
+            stages=tuple(label.lower().replace("_", " ") for label in labels),
+            stage=labels.index(stage) if stage is not None else 0,
+            outcome=verdict,
+            passed=passed,
+        )
+
+    @functools.cached_property
+    def _hemicycle(self) -> Hemicycle:
+        """The picture's hemicycle, built at the first frame."""
+        return Hemicycle(_SEATS)

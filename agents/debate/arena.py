@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import LinearConstraint, minimize
 
 from assembly_gym.agents.debate.allocation import project_bounded_simplex
 
@@ -297,9 +297,7 @@ class Arena:
             jac=True,
             method="SLSQP",
             bounds=[(lower, upper)] * len(start),
-            constraints=[
-                {"type": "eq", "fun": lambda v: v.sum() - 1.0, "jac": lambda v: np.ones_like(v)}
-            ],
+            constraints=LinearConstraint(np.ones((1, len(start))), 1.0, 1.0),  # Σ v = 1
             options={"ftol": 1e-12, "maxiter": 200},
         )
         if not np.isfinite(solution.x).all():

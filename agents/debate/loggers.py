@@ -231,7 +231,7 @@ class WandbLogger:
         self._wandb = wandb
         self.project, self.run_name, self.mode = project, run_name, mode
         self.directory = None if directory is None else str(directory)
-        self.run = None
+        self.run: Any = None  # the wandb run (wandb ships no types), from start()
 
     def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
         """Open the run with the settings as its config."""

@@ -203,6 +203,7 @@ def create_debate_model(
         DataError: a bad observations file (names the file, record and field).
         TypeError: a mix of legislative and text tendencies.
     """
+    specs: tuple[TextTendencySpec, ...]
     if isinstance(source, Observations):
         observations, specs = source, ()
         name = name or "actor"
@@ -211,10 +212,12 @@ def create_debate_model(
         observations, specs = content.observations, content.tendencies
         name = name or content.name or Path(source).stem
     chosen = list(tendencies) if tendencies is not None else list(specs) or list(Tendency)
-    if all(isinstance(t, Tendency) for t in chosen):
-        agents = legislative_agents(chosen)
-    elif all(isinstance(t, TextTendencySpec) for t in chosen):
-        agents = text_agents(chosen)
+    legislative = [t for t in chosen if isinstance(t, Tendency)]
+    text = [t for t in chosen if isinstance(t, TextTendencySpec)]
+    if len(legislative) == len(chosen):
+        agents = legislative_agents(legislative)
+    elif len(text) == len(chosen):
+        agents = text_agents(text)
     else:
         raise TypeError("tendencies must be all Tendency members or all TextTendencySpec")
     return DebateModel(name, agents, observations)

@@ -43,12 +43,12 @@ def plant_mixture(
         raise ValueError("claims must cover every observation and its (at least one) actions")
     if weights.shape != (k,) or (weights < 0).any() or not np.isclose(weights.sum(), 1.0):
         raise ValueError(f"allocations must be a distribution over {k} tendencies")
-    owners = rng.choice(k, size=n, p=weights / weights.sum())
+    owners = rng.choice(k, size=(n,), p=weights / weights.sum())
     probs = claims.probs[owners, np.arange(n)]  # (N, A)
     if observations.masks is not None:
         probs = np.where(observations.masks, probs, 0.0)
         probs /= probs.sum(axis=1, keepdims=True)
-    draws = rng.random(n)[:, None]
+    draws = rng.random((n, 1))
     actions = np.minimum((draws > np.cumsum(probs, axis=1)).sum(axis=1), n_actions - 1)
     relabelled = Observations(
         ids=observations.ids,

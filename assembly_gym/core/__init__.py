@@ -9,8 +9,10 @@ Modules:
         parts, the outcome rule) for the world models and Simulator-v0 to consume.
     metrics: accuracy, macro-F1, log-loss, Brier score and calibration error, one
         implementation for every package.
-    render: the ``TextRender`` mixin ("ansi" and "human" renders).
+    render: the ``RenderModes`` mixin ("ansi", "human" and "rgb_array" renders) and the
+        drawing tools the envs' pictures share.
     seeding: ``isolated_seed`` for third-party code that only reads global generators.
+    optional: ``require``, which imports an optional extra or names the ``pip install``.
     tensorboard: ``summary_writer``, TensorBoard logging with a clear message when absent.
 """
 

@@ -211,9 +211,10 @@ def _calibration_bins(
     """Per group and confidence bin: count, summed confidence, correct count; (G, n_bins, 3)."""
     bin_index = np.minimum((confidence * n_bins).astype(np.int64), n_bins - 1)
     bins = np.zeros((n_groups, n_bins, 3))
-    np.add.at(bins, (group, bin_index, 0), 1.0)
-    np.add.at(bins, (group, bin_index, 1), confidence)
-    np.add.at(bins, (group, bin_index, 2), correct.astype(np.float64))
+    cell = (group, bin_index)
+    np.add.at(bins[..., 0], cell, 1.0)  # into views of bins
+    np.add.at(bins[..., 1], cell, confidence)
+    np.add.at(bins[..., 2], cell, correct.astype(np.float64))
     return bins
 
 

@@ -8,11 +8,14 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assembly_gym.core.errors import CheckpointError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance  # typeshed's dataclass protocol (no runtime module)
+
+T = TypeVar("T", bound="DataclassInstance")
 
 __all__ = [
     "atomic_write_bytes",

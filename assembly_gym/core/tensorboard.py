@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from assembly_gym.core.errors import MissingDependencyError
 
@@ -13,6 +13,12 @@ if TYPE_CHECKING:
 __all__ = ["summary_writer"]
 
 
+@overload
+def summary_writer(log_dir: str | Path) -> SummaryWriter: ...
+@overload
+def summary_writer(log_dir: None) -> None: ...
+@overload
+def summary_writer(log_dir: str | Path | None) -> SummaryWriter | None: ...
 def summary_writer(log_dir: str | Path | None) -> SummaryWriter | None:
     """A TensorBoard ``SummaryWriter`` writing event files into ``log_dir``.
 

@@ -9,11 +9,14 @@ import argparse
 import dataclasses
 import types
 import typing
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 __all__ = ["add_data_source", "add_dataclass_flags", "dataclass_from_flags"]
 
-Settings = TypeVar("Settings")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance  # typeshed's dataclass protocol (no runtime module)
+
+Settings = TypeVar("Settings", bound="DataclassInstance")
 
 
 def add_data_source(parser: argparse.ArgumentParser, data_help: str) -> argparse._ActionsContainer:

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     history: list[tuple[str, str, str]] = []
     terminated = False
     while not terminated and (args.steps is None or len(history) < args.steps):
-        stdout.write(env.render() + "\n")
+        stdout.write(env.render_text() + "\n")
         mask = info["action_mask"]
         if args.expert:
             action = env.recorded_action()
@@ -101,12 +101,12 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         step_label = info.get("symbol") or info.get("stage") or f"step {len(history) + 1}"
         stage = info.get("stage", "")
         _, reward, terminated, _, info = env.step(action)
-        actual = info.get("recorded_action")  # revealed once the step is taken
-        recorded = "not recorded" if actual is None else names[actual]
+        actual = info.get("recorded_action")  # revealed once the step is taken; −1: no record
+        recorded = "not recorded" if actual is None or actual < 0 else names[actual]
         history.append((f"{step_label} {stage}".strip(), names[action], recorded))
         stdout.write(f"  you: {names[action]} | actually: {recorded} | reward {reward:+.2f}\n\n")
     if terminated:
-        stdout.write(env.render() + "\n")
+        stdout.write(env.render_text() + "\n")
     matches = sum(you == actual for _, you, actual in history)
     stdout.write(f"\nWhat {args.country} actually did ({matches}/{len(history)} matched):\n")
     for label, you, actual in history:

@@ -67,7 +67,12 @@ def load(name: str) -> ModuleType:
 
 def describe(name: str) -> str:
     """An experiment's one-line description (the first line of its docstring)."""
-    return inspect.getdoc(load(name)).splitlines()[0].replace("``", "")
+    return _docstring(load(name)).partition("\n")[0]
+
+
+def _docstring(module: ModuleType) -> str:
+    """A module's docstring without reST's double backquotes."""
+    return (inspect.getdoc(module) or "").replace("``", "")
 
 
 def build_parser(name: str) -> argparse.ArgumentParser:
@@ -75,7 +80,7 @@ def build_parser(name: str) -> argparse.ArgumentParser:
     module = load(name)
     parser = argparse.ArgumentParser(
         prog=f"assembly-gym experiment {name}",
-        description=inspect.getdoc(module).replace("``", ""),
+        description=_docstring(module),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     common = parser.add_argument_group("common flags")

@@ -23,7 +23,7 @@ import argparse
 import time
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import LinearConstraint, minimize
 
 from assembly_gym.agents.debate import (
     Arena,
@@ -60,15 +60,17 @@ def bounded_mle(evidence: np.ndarray, lower: float, upper: float) -> np.ndarray:
         jac=True,
         method="SLSQP",
         bounds=[(lower, upper)] * k,
-        constraints=[
-            {"type": "eq", "fun": lambda w: w.sum() - 1.0, "jac": lambda w: np.ones_like(w)}
-        ],
+        constraints=LinearConstraint(np.ones((1, k)), 1.0, 1.0),  # Σ w = 1
         options={"ftol": 1e-12, "maxiter": 500},
     ).x
 
 
-def recover(n_countries: int, actors: int, seed: int) -> dict[str, float]:
-    """Train on ``actors`` planted actors over the situations of ``n_countries`` countries."""
+def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np.ndarray]]:
+    """Train on ``actors`` planted actors over the situations of ``n_countries`` countries.
+
+    Returns:
+        The number of situations, and each measure's values over the actors, shape (actors,).
+    """
     assembly = generate_assembly(ASSEMBLY)
     countries = list(assembly.data.country_names[:n_countries])
     demos = rollcall_demonstrations(assembly.data, countries, with_infos=False)
@@ -112,7 +114,7 @@ def recover(n_countries: int, actors: int, seed: int) -> dict[str, float]:
             }
         )
     table = {key: np.array([row[key] for row in rows], dtype=float) for key in rows[0]}
-    return {"n": len(situations), **{key: values for key, values in table.items()}}
+    return len(situations), table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -144,10 +146,10 @@ def run(args: argparse.Namespace) -> None:
     )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     for n_countries in args.countries:
-        r = recover(n_countries, args.actors, args.seed)
+        n, r = recover(n_countries, args.actors, args.seed)
         d = r["debate"]
         print(
-            f"| {r['n']:,} | {d.mean():.3f} / {np.median(d):.3f} / {d.max():.3f} "
+            f"| {n:,} | {d.mean():.3f} / {np.median(d):.3f} / {d.max():.3f} "
             f"| {r['uniform'].mean():.3f} | {r['mle'].mean():.3f} | {r['accuracy'].mean():.3f} "
             f"| {r['majority'].mean():.3f} | {(r['p'] < 1e-3).mean():.0%} "
             f"| {np.median(r['p']):.1e} | {r['planted_owner'].mean():.3f} "

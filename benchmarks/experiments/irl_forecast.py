@@ -65,7 +65,7 @@ def validate_l2(
         model = fit_reward_model(fit_part, l2=l2, feature_config=FEATURES, standard_errors=False)
         losses[l2] = _scored(model, validation, fit_part)
         print(f"  validation λ={l2:g}: log-loss {losses[l2]:.4f}", flush=True)
-    return min(losses, key=losses.get), losses
+    return min(losses, key=losses.__getitem__), losses
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

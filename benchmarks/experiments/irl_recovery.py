@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> None:
         l2: _heldout_loglik(fit(train, l2, shrinkage="bloc", blocs=found), train, test)
         for l2 in args.l2_grid
     }
-    l2 = max(scores, key=scores.get)
+    l2 = max(scores, key=scores.__getitem__)
     listed = ", ".join(f"λ={k:g}: {v:.4f}" for k, v in scores.items())
     print(
         f"λ by held-out log-likelihood (fit ≤ {last_train}, score the rest): {listed} → λ = {l2:g}"

@@ -109,7 +109,7 @@ def run_one(n_states: int, horizon: int, seed: int, time_limit: float) -> dict[s
         "imitation_gap": np.nan,
         "imitation_heldout": np.nan,
     }
-    if imitation.finished:
+    if imitation.state_reward is not None:  # it finished in time
         rewards = np.repeat(imitation.state_reward[:, None], N_ACTIONS, axis=1)
         row["imitation_gap"] = optimum - _loglik_per_step(mdp, rewards, *train)[0]
         row["imitation_heldout"] = _loglik_per_step(mdp, rewards, *test)[1]

@@ -43,10 +43,10 @@ def evaluate_reader(reader: Reader, env: MemoryDynamicsEnv, episodes: int) -> di
             hits.append(info["hit"])
             floors.append(info["noise_floor"])
         rewards.append(np.mean(episode_rewards))
-    rewards = np.asarray(rewards)
-    half = stats.t.ppf(0.975, len(rewards) - 1) * rewards.std(ddof=1) / np.sqrt(len(rewards))
+    means = np.asarray(rewards)  # one per episode
+    half = stats.t.ppf(0.975, len(means) - 1) * means.std(ddof=1) / np.sqrt(len(means))
     return {
-        "reward": float(rewards.mean()),
+        "reward": float(means.mean()),
         "half_width": float(half),
         "hit_rate": float(np.mean(hits)),
         "noise_floor": float(np.mean(floors)),

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 
@@ -118,11 +119,12 @@ def run(args: argparse.Namespace) -> None:
         exact = LinearRewardAgent(task.n_actions)
         exact.theta_ = fit.theta[0]
         record("ours (exact L-BFGS), same prior", country, exact, time.perf_counter() - began)
+        exact_theta, mce_theta = fit.theta[0], cast(np.ndarray, mce.theta_)  # both fitted
         gaps.append(
-            _penalised_loglik(exact.theta_, obs, acts, args.l2)
-            - _penalised_loglik(mce.theta_, obs, acts, args.l2)
+            _penalised_loglik(exact_theta, obs, acts, args.l2)
+            - _penalised_loglik(mce_theta, obs, acts, args.l2)
         )
-        differences.append(np.abs(mce.theta_ - mce.theta_.mean(axis=0) - exact.theta_).max())
+        differences.append(np.abs(mce_theta - mce_theta.mean(axis=0) - exact_theta).max())
         record("maxent-irl (linear), same window", country, window_fit[country], window_seconds)
         record("maxent-irl (linear), all training votes", country, full_fit[country],
                full_seconds)  # fmt: skip

@@ -1,19 +1,24 @@
 """Env steps per second of every ``assembly/`` env, single and vectorised, beside CartPole-v1.
 
-Single envs are made with ``gym.make``, vectorised ones with ``gym.make_vec`` in the mode
-that builds the native batched versions (:func:`assembly_gym.envs.registration.make_native_vec`),
-all in the same run. Each is stepped with a fixed action that is valid in every state, so the
+Single envs are made with ``gym.make``. Each env with a native batched version is also run
+vectorised, at each ``--num-envs`` size, two ways under the statistics wrapper
+(``RecordEpisodeStatistics``, as in training) and the same-step autoreset rule (the one both
+Gymnasiums have): the native version (:func:`assembly_gym.envs.registration.make_native_vec`)
+and Gymnasium's ``SyncVectorEnv`` of the single env; the ratio of the two is printed. All in
+the same run. Each env is stepped with a fixed action that is valid in every state, so the
 loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps. Ratios
 are to CartPole-v1. A Deliberation-v0 step also draws the response of every other country
 (about 190 on the real data, 40 on the synthetic default): its rate is also printed in
-country decisions per second.
+country decisions per second. Last, the cost of recording: milliseconds per "rgb_array" frame
+of each single env, one frame after every step, beside its milliseconds per step.
 
-Run: ``assembly-gym experiment throughput [--seconds 3] [--num-envs 1024]``
+Run: ``assembly-gym experiment throughput [--seconds 3] [--num-envs 64 1024]``
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from typing import Any
 
@@ -21,11 +26,13 @@ import gymnasium as gym
 import numpy as np
 
 import assembly_gym  # noqa: F401  (registers the assembly/ ids)
+from assembly_gym.envs.legislative.deliberation import DeliberationEnv
 from assembly_gym.envs.registration import make_native_vec
+from assembly_gym.envs.vector_api import SAME_STEP, VectorEpisodeStatistics, sync_vector_env
 
-__all__ = ["add_arguments", "measure", "measure_vector", "run"]
+__all__ = ["add_arguments", "measure", "measure_frames", "measure_vector", "run"]
 
-ENVS = {  # env id → an action valid in every state
+ENVS: dict[str, Any] = {  # env id → an action valid in every state
     "CartPole-v1": 0,
     "assembly/RollCall-v0": 0,  # YES
     "assembly/Deliberation-v0": 4,  # NO_ACTION
@@ -61,11 +68,48 @@ def measure(env_id: str, action: Any, seconds: float = 3.0, seed: int = 0) -> fl
             return steps / (time.perf_counter() - start)
 
 
+def measure_frames(env_id: str, action: Any, seconds: float = 3.0, seed: int = 0) -> float:
+    """Milliseconds per "rgb_array" frame of one env, rendered after every step, as recorded.
+
+    Only the ``render()`` calls are timed, over ``seconds`` of wall time, after a first frame
+    (which builds the env's cached background).
+    """
+    env = gym.make(env_id, render_mode="rgb_array", **_env_kwargs(env_id))
+    env.reset(seed=seed)
+    env.render()
+    frames, spent, start = 0, 0.0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+        before = time.perf_counter()
+        env.render()
+        spent += time.perf_counter() - before
+        frames += 1
+    return 1e3 * spent / max(frames, 1)
+
+
 def measure_vector(
-    env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0
-) -> float:
-    """Sub-env steps per second of a native vector env (after a few warm-up steps)."""
-    venv = make_native_vec(env_id, num_envs)
+    env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0,
+    native: bool = True,
+) -> float:  # fmt: skip
+    """Sub-env steps per second of a vector env under ``RecordEpisodeStatistics``.
+
+    Args:
+        env_id: an id with a native batched version.
+        action: the action of every sub-env at every step.
+        num_envs: number of sub-envs N.
+        seconds: wall time measured, after 10 warm-up steps.
+        seed: reset seed.
+        native: the native batched version, or Gymnasium's ``SyncVectorEnv`` of N single
+            envs (copies of one made env: making each takes about 0.1 s); both same-step.
+    """
+    if native:
+        venv = make_native_vec(env_id, num_envs, autoreset_mode=SAME_STEP)
+    else:
+        template = gym.make(env_id)
+        venv = sync_vector_env([lambda: copy.deepcopy(template)] * num_envs, SAME_STEP)
+    venv = VectorEpisodeStatistics(venv)
     venv.reset(seed=seed)
     actions = np.full(num_envs, action)
     for _ in range(10):
@@ -74,13 +118,17 @@ def measure_vector(
     while time.perf_counter() - start < seconds:
         venv.step(actions)
         steps += num_envs
-    return steps / (time.perf_counter() - start)
+    rate = steps / (time.perf_counter() - start)
+    venv.close()
+    return rate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The wall time per env and the vector envs' size."""
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per env")
-    parser.add_argument("--num-envs", type=int, default=1024, help="sub-envs of the vector envs")
+    parser.add_argument(
+        "--num-envs", type=int, nargs="+", default=[64, 1024], help="sizes of the vector envs"
+    )
 
 
 def run(args: argparse.Namespace) -> None:
@@ -88,13 +136,30 @@ def run(args: argparse.Namespace) -> None:
     rates = {
         env_id: measure(env_id, action, args.seconds, args.seed) for env_id, action in ENVS.items()
     }
+    speedups = {}
     for env_id in VECTOR_ENVS:
-        label = f"{env_id} ×{args.num_envs} (vector)"
-        rates[label] = measure_vector(env_id, ENVS[env_id], args.num_envs, args.seconds, args.seed)
+        for n in args.num_envs:
+            for native, kind in ((True, "vector"), (False, "SyncVectorEnv")):
+                rates[f"{env_id} ×{n} ({kind})"] = measure_vector(
+                    env_id, ENVS[env_id], n, args.seconds, args.seed, native=native
+                )
+            speedups[f"{env_id} ×{n}"] = (
+                rates[f"{env_id} ×{n} (vector)"] / rates[f"{env_id} ×{n} (SyncVectorEnv)"]
+            )
     reference = rates["CartPole-v1"]
-    print(f"{'env':<44} {'steps/s':>12} {'× CartPole-v1':>14}")
+    print(f"Gymnasium {gym.__version__}; vector envs under RecordEpisodeStatistics, same-step")
+    print(f"{'env':<50} {'steps/s':>12} {'× CartPole-v1':>14}")
     for env_id, rate in rates.items():
-        print(f"{env_id:<44} {rate:>12,.0f} {rate / reference:>14.2f}")
-    voters = gym.make("assembly/Deliberation-v0").unwrapped.records.n_countries
+        print(f"{env_id:<50} {rate:>12,.0f} {rate / reference:>14.2f}")
+    for label, speedup in speedups.items():
+        print(f"{label}: native vector env {speedup:,.1f}× SyncVectorEnv")
+    voters = DeliberationEnv().records.n_countries  # gym.make's default data
     for env_id in [e for e in rates if e.startswith("assembly/Deliberation-v0")]:
         print(f"{env_id}: {rates[env_id] * voters:,.0f} country decisions/s ({voters} countries)")
+    print(f"{'env (rgb_array, a frame per step)':<50} {'ms/step':>10} {'ms/frame':>10}")
+    for env_id, action in ENVS.items():
+        try:
+            frame = measure_frames(env_id, action, args.seconds, args.seed)
+        except gym.error.DependencyNotInstalled:  # CartPole-v1 draws with pygame
+            continue
+        print(f"{env_id:<50} {1e3 / rates[env_id]:>10.3f} {frame:>10.3f}")

@@ -90,10 +90,10 @@ def goal_lines(results: dict[str, Evaluation]) -> list[str]:
             f"ensemble vote-share MAE {mlp['vote_share_mae_pp']:.2f} < empirical "
             f"{empirical['vote_share_mae_pp']:.2f} pp",
         ))  # fmt: skip
-    for name, m in results.items():
-        if "adoption_gap_pp" not in m.metrics:
+    for name, result in results.items():
+        if "adoption_gap_pp" not in result.metrics:
             continue
-        m = m.metrics
+        m = result.metrics
         lines += [
             line(abs(m["adoption_gap_pp"]) <= 2,
                  f"{name}: simulated adoption {m['adoption_sim_pct']:.2f}% vs real "
@@ -115,7 +115,7 @@ def _shift_reference(transitions: Transitions, last_train_session: int, window: 
     if name not in transitions.obs_names:
         return ""
     ends = np.flatnonzero(transitions.dones)
-    _, first = np.unique(transitions.groups[ends], return_index=True)
+    _, first = np.unique(transitions.split_units[ends], return_index=True)
     rows = ends[first]
     share = transitions.next_obs[rows, transitions.obs_names.index(name)]
     session = transitions.extras["session"][rows]
@@ -150,7 +150,7 @@ def report(env: str, data: Any, args: argparse.Namespace, *, real: bool) -> None
     print(evaluation_table(results, {"fit seconds": seconds}))
     print("goals:")
     print("\n".join(goal_lines(results)))
-    if real:
+    if last is not None:  # the real votes
         print(_shift_reference(transitions, last))
 
 

@@ -73,10 +73,10 @@ def evaluate_policy(env: gym.Env, policy: Policy, episodes: int, seed: int) -> t
             obs, reward, terminated, truncated, info = env.step(
                 policy(obs, info["action_mask"], rng)
             )
-            total, done = total + reward, terminated or truncated
+            total, done = total + float(reward), terminated or truncated
         returns.append(total)
-    returns = np.asarray(returns)
-    return float(returns.mean()), float(returns.std(ddof=1) / np.sqrt(len(returns)))
+    values = np.asarray(returns)
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values)))
 
 
 def ppo_policy(agent: PPO) -> Policy:

@@ -19,6 +19,7 @@ returns the same :class:`SuiteResult`, with its own metrics and header.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -182,6 +183,9 @@ class AgentSpec:
         max_countries: run on the suite's first k countries only (for expensive learners);
             its row says so and its paired test uses the same countries.
         chunk: countries per work unit (None: all in one unit, e.g. batched learners).
+        requires: the optional package it needs, which is also the name of the extra that
+            installs it (e.g. ``"imitation"``); where that package is missing the agent is
+            left out and the report says which ``pip install`` adds it.
     """
 
     name: str
@@ -189,6 +193,14 @@ class AgentSpec:
     baseline: bool = False
     max_countries: int | None = None
     chunk: int | None = 16
+    requires: str | None = None
+
+    @property
+    def missing(self) -> str | None:
+        """Why the agent cannot run here (its optional package is absent), else None."""
+        if self.requires is None or importlib.util.find_spec(self.requires) is not None:
+            return None
+        return f"needs `pip install 'assembly-gym[{self.requires}]'`"
 
 
 def per_country(make: Callable[[Task], Agent]) -> FitFn:
@@ -248,6 +260,7 @@ class SuiteResult:
             against the best baseline, extra columns, timings, countries and decisions used.
         calibration: per agent, the reliability curve (confidence, accuracy, count).
         predictions: per agent, the held-out actions (N,) and predicted probabilities (N, A).
+        skipped: agents that could not run here, with the reason (a missing optional extra).
         extras: anything the suite adds for plots (e.g. learned reward weights).
         header: the text above the table (None: the split, class balance and chance level).
         plot_metrics: the metrics of the report's bar plots.
@@ -263,6 +276,7 @@ class SuiteResult:
     table: pd.DataFrame
     calibration: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     predictions: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    skipped: dict[str, str] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
     header: str | None = None
     plot_metrics: tuple[str, ...] = ("accuracy", "macro_f1", "log_loss")
@@ -271,8 +285,9 @@ class SuiteResult:
         """The table as Markdown, under its header (default: split, balance and chance)."""
         from assembly_gym.benchmarks.report import markdown_table
 
+        not_run = "".join(f"\n\nNot run: {name} ({why})." for name, why in self.skipped.items())
         if self.header is not None:
-            return self.header + "\n\n" + markdown_table(self.table)
+            return self.header + "\n\n" + markdown_table(self.table) + not_run
         balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
         best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
         header = (
@@ -285,7 +300,7 @@ class SuiteResult:
                if best else "")
             + "\n\n"
         )  # fmt: skip
-        return header + markdown_table(self.table)
+        return header + markdown_table(self.table) + not_run
 
 
 @dataclass
@@ -318,7 +333,7 @@ def _run_unit(unit: Unit) -> _Predictions:
     """Fit one agent on some countries and predict their held-out decisions."""
     suite, options, agent_name, countries = unit
     task = build_task(suite, options)
-    spec = {s.name: s for s in suite.agents(task, options)}[agent_name]
+    spec = {s.name: s for s in _agent_specs(suite, task, options)}[agent_name]
     start = time.perf_counter()
     agents = spec.fit(task, countries)
     fit_seconds = time.perf_counter() - start
@@ -335,9 +350,20 @@ def _run_unit(unit: Unit) -> _Predictions:
     return _Predictions(tuple(countries), probs, fit_seconds, predict_seconds, rewards, learned)
 
 
+def _agent_specs(suite: Suite, task: Task, options: Options) -> list[AgentSpec]:
+    """The agents of a suite without a runner: :class:`AgentSpec` objects (else TypeError)."""
+    agents = suite.agents(task, options)
+    specs = [a for a in agents if isinstance(a, AgentSpec)]
+    if len(specs) < len(agents):
+        raise TypeError(f"suite {suite.name!r} has no runner: its agents must be AgentSpec objects")
+    return specs
+
+
 def _units(suite: Suite, task: Task, options: Options) -> list[Unit]:
     units = []
-    for spec in suite.agents(task, options):
+    for spec in _agent_specs(suite, task, options):
+        if spec.missing:
+            continue
         countries = task.countries[: spec.max_countries] if spec.max_countries else task.countries
         size = spec.chunk or len(countries)
         for start in range(0, len(countries), size):
@@ -385,7 +411,7 @@ def _score(
     suite: Suite, task: Task, options: Options, predictions: dict[str, _Predictions]
 ) -> SuiteResult:
     rng = np.random.default_rng(options.seed)
-    specs = {s.name: s for s in suite.agents(task, options)}
+    specs = {s.name: s for s in _agent_specs(suite, task, options)}
     truth_rows = {}
     scores: dict[str, GroupedScores] = {}
     rows = []
@@ -398,7 +424,7 @@ def _score(
         for metric in suite.metrics:
             row[metric], row[f"{metric}_ci"] = point[metric], intervals[metric]
         if task.truth is not None:
-            truth_rows[name] = _truth_columns(task, prediction)
+            truth_rows[name] = _truth_columns(task, task.truth, prediction)
             row.update(truth_rows[name])
         row.update(
             countries=len(prediction.countries), n=len(y),
@@ -420,6 +446,7 @@ def _score(
         suite.name, suite.description, task.split, task.source, task.countries,
         {a: float(b) for a, b in zip(task.action_names, balance, strict=True) if b > 0},
         chance, table, calibration, stacked,
+        skipped={s.name: s.missing for s in specs.values() if s.missing},
         extras={"figures": learned_figures(
             {name: p.learned for name, p in predictions.items()},
             task.layout.names, task.action_names,
@@ -434,7 +461,7 @@ def _stack(task: Task, prediction: _Predictions) -> tuple[np.ndarray, np.ndarray
     return y, probs, groups
 
 
-def _truth_columns(task: Task, prediction: _Predictions) -> dict[str, float]:
+def _truth_columns(task: Task, truth: Truth, prediction: _Predictions) -> dict[str, float]:
     """Expected planted reward per decision, and reward recovery for agents with a reward.
 
     Recovery compares learned and planted rewards on the held-out states after removing
@@ -444,7 +471,7 @@ def _truth_columns(task: Task, prediction: _Predictions) -> dict[str, float]:
     expected, learned, planted = [], [], []
     for country in prediction.countries:
         obs, _, _ = task.test_arrays(country)
-        true = task.truth.rewards(country, obs)
+        true = truth.rewards(country, obs)
         expected.append((prediction.probs[country] * true).sum(axis=1))
         if country in prediction.rewards:
             learned.append(_centre(prediction.rewards[country]).ravel())

@@ -107,7 +107,9 @@ def mce_irl_spec(
             seed=task.seed,
         )
 
-    return AgentSpec("imitation MCE-IRL", per_country(make), max_countries=max_countries)
+    return AgentSpec(
+        "imitation MCE-IRL", per_country(make), max_countries=max_countries, requires="imitation"
+    )
 
 
 def debate_spec(task: Task) -> AgentSpec:
@@ -130,7 +132,10 @@ def bc_spec(task: Task, *, max_countries: int | None = None, n_epochs: int = 20)
         return BCAgent(task.n_actions, task.layout, n_epochs=n_epochs, seed=task.seed)
 
     return AgentSpec(
-        "imitation BC", single_threaded(per_country(make)), max_countries=max_countries
+        "imitation BC",
+        single_threaded(per_country(make)),
+        max_countries=max_countries,
+        requires="imitation",
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -82,8 +83,11 @@ def deliberation_task(
 
 @functools.lru_cache(maxsize=2)
 def _synthetic_records(seed: int, quick: bool) -> ResolutionRecords:
-    size = dict(n_countries=8, n_sessions=6) if quick else {}
-    return resolution_records(generate_assembly(SyntheticConfig(seed=seed, **size)))
+    if quick:
+        config = SyntheticConfig(seed=seed, n_countries=8, n_sessions=6)
+    else:
+        config = SyntheticConfig(seed=seed)
+    return resolution_records(generate_assembly(config))
 
 
 def _documents_folder(data: str) -> Path:
@@ -131,7 +135,9 @@ def _irl_fit(task: Task, countries: Sequence[str]):
     )  # fmt: skip
 
 
-def _adversarial_spec(task: Task, algorithm: str, options: Options) -> AgentSpec:
+def _adversarial_spec(
+    task: Task, algorithm: Literal["gail", "airl"], options: Options
+) -> AgentSpec:
     steps = 1024 if options.quick else 8192
 
     def make(task: Task):
@@ -141,7 +147,9 @@ def _adversarial_spec(task: Task, algorithm: str, options: Options) -> AgentSpec
                                 algorithm=algorithm, total_timesteps=steps, seed=task.seed,
                                 n_steps=512 if not options.quick else 256)  # fmt: skip
 
-    return AgentSpec(f"imitation {algorithm.upper()}", per_country(make), max_countries=3)
+    return AgentSpec(
+        f"imitation {algorithm.upper()}", per_country(make), max_countries=3, requires="imitation"
+    )
 
 
 def _simulator_ppo_fit(task: Task, countries: Sequence[str], *, steps: int):

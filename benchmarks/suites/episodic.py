@@ -145,9 +145,8 @@ def _play_unit(unit: tuple[Suite, Options, str]) -> EpisodeScores:
     """Fit and play one agent (the task is rebuilt once per process)."""
     suite, options, name = unit
     task = build_task(suite, options)
-    agents: dict[str, EpisodicAgent] = {a.name: a for a in suite.agents(task, options)}
-    agent = agents[name]
-    return agent.play(task, options)
+    agents = {a.name: a for a in suite.agents(task, options) if isinstance(a, EpisodicAgent)}
+    return agents[name].play(task, options)
 
 
 def _metric(result: EpisodeScores, metric: str) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from pathlib import Path
 from typing import Any, Literal
 
@@ -11,11 +13,19 @@ from gymnasium import spaces
 
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.core.render import TextRender
+from assembly_gym.core.render import RenderModes
 from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.render import (
+    AssemblyView,
+    Hemicycle,
+    Seat,
+    seat_order,
+    sponsor_seats,
+    vote_seats,
+)
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,
@@ -32,6 +42,7 @@ __all__ = [
     "STAGE_MASKS",
     "STATE_DECLARATION",
     "STATE_NAMES",
+    "TALLY_KEYS",
     "UNRECORDED_ACTION",
     "DeliberationEnv",
     "recorded_actions",
@@ -61,7 +72,7 @@ STATE_DECLARATION = StateDeclaration(
         for vote in ("committee", "plenary")
     ),
     votes=tuple(
-        VoteGroup(vote, tuple(f"{vote}_{v}" for v in _VOTE_NAMES))
+        VoteGroup(vote, (f"{vote}_yes", f"{vote}_no", f"{vote}_abstain"))
         for vote in ("committee", "plenary")
     ),
     shares=("sponsor_share",),
@@ -70,6 +81,7 @@ STATE_DECLARATION = StateDeclaration(
 """What the :data:`STATE_NAMES` are, for world models and ``Simulator-v0``."""
 
 _STATE = {name: i for i, name in enumerate(STATE_NAMES)}
+_STAGE_LABELS = ("draft", "committee vote", "plenary vote", "outcome")  # pictured, by Stage
 STAGE_MASKS = {stage: action_mask(stage) for stage in Stage}
 """Read-only action mask of each stage."""
 _VOTE_CODES = np.array([vote.value for vote in Vote], dtype=np.int8)
@@ -139,11 +151,28 @@ def recorded_actions(
     return np.where(codes == NOT_RECORDED, UNRECORDED_ACTION, actions).astype(np.int64)
 
 
-def tally_dict(stage: Stage, counts: np.ndarray) -> dict[str, int]:
-    """One episode's tally as a dict: ``{"sponsors": n}`` or yes/no/abstain counts."""
+TALLY_KEYS = ("sponsors", "yes", "no", "abstain")
+"""Keys of a stage's tally in the info, the same at every stage (Minari records one layout)."""
+
+
+def tally_dict(stage: Stage | None = None, counts: np.ndarray | None = None) -> dict[str, int]:
+    """One episode's tally of a stage, with every :data:`TALLY_KEYS` entry.
+
+    Args:
+        stage: the stage played (None: nothing played yet, every count 0).
+        counts: its counts, shape (1,) sponsors after DRAFT or (3,) yes/no/abstain after a
+            vote; the counts the stage does not have are 0.
+    """
+    tally = dict.fromkeys(TALLY_KEYS, 0)
+    if stage is None:
+        return tally
+    if counts is None:
+        raise ValueError(f"the tally of stage {stage.name} needs its counts")
     if stage == Stage.DRAFT:
-        return {"sponsors": int(counts[0])}
-    return {vote.name.lower(): int(counts[vote]) for vote in Vote}
+        tally["sponsors"] = int(counts[0])
+    else:
+        tally.update({vote.name.lower(): int(counts[vote]) for vote in Vote})
+    return tally
 
 
 def support_share(stage: Stage, counts: np.ndarray, n_countries: int) -> np.ndarray:
@@ -177,7 +206,7 @@ def resolution_records(data: Any = None) -> ResolutionRecords:
     raise TypeError(f"cannot make resolution records from {type(data).__name__}")
 
 
-class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
+class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """One resolution seen by one country: draft, committee vote, plenary vote, outcome.
 
     ## Description
@@ -218,7 +247,45 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     ## Arguments
     ``data`` (see :func:`resolution_records`), ``country``, ``resolution``, ``session``,
     ``dynamics`` (default: fitted on the records), ``reward_fn``, ``invalid_action``,
-    ``feature_config``, ``render_mode`` ("ansi" or "human").
+    ``feature_config``, ``render_mode`` ("ansi", "human" or "rgb_array").
+
+    ## Info
+    The same keys, each with one type, at reset and at every step (so that Minari's
+    ``DataCollector(env, record_infos=True)`` records them):
+
+    ===================  ==========  =========================================================
+    key                  type        value
+    ===================  ==========  =========================================================
+    ``country``          str         the country that acts
+    ``rcid``             int         the resolution's id
+    ``symbol``           str         its symbol ("" when it has none)
+    ``session``          int         its session
+    ``title``            str         its short title ("" when it has none)
+    ``description``      str         its description ("" when it has none)
+    ``stage``            str         the stage to act at next (``TERMINAL`` at the end)
+    ``action_mask``      bool (5,)   valid actions at that stage
+    ``acted_stage``      str         the stage just played; "" at reset
+    ``recorded_action``  int         what the country did at the stage just played (an
+                                     :class:`Action`), revealed only once the agent has
+                                     acted; −1 where not recorded and at reset
+    ``invalid_action``   bool        the agent's action was masked and played as NO_ACTION
+    ``tally``            dict        counts of the stage just played, keys
+                                     :data:`TALLY_KEYS`: ``sponsors`` after DRAFT,
+                                     ``yes``/``no``/``abstain`` after a vote, the others 0
+                                     (all 0 at reset)
+    ``adopted``          bool        the plenary adopted it (False before the plenary vote)
+    ===================  ==========  =========================================================
+
+    ``reward_fn`` receives the info of the stage acted at, with its ``recorded_action`` and
+    ``tally``.
+
+    ## Rendering
+    "rgb_array": a (480, 640, 3) uint8 picture of the assembly as a hemicycle, one seat per
+    country (the most frequent yes voters on the left), coloured by what each did at the
+    stage just played (sponsored or not; voted yes, no, abstain or not at all), the
+    country's own seat ringed, with the stages, the tally and, at the end, the outcome.
+    "ansi": the state as text; "human": prints that text (for a window, wrap an
+    "rgb_array" env in ``gymnasium.wrappers.HumanRendering``).
 
     ## Version History
     * v0: initial version; changed since under the same id (a v1 was never cut): the 56
@@ -227,7 +294,10 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
       binned by the support share of the previous tally in float64 (before: the float32
       observation, which put shares such as 13/20 below a bin edge); seeded resets draw the
       episode and the others' choices from one block of uniforms (the same seed may give
-      another episode than before).
+      another episode than before); the info has the same keys at reset and at every step
+      (placeholders at reset, ``adopted`` at every step), ``tally`` always the four
+      :data:`TALLY_KEYS` and ``recorded_action`` −1 where the stage is not recorded (before:
+      None); ``render_mode="rgb_array"`` added (a picture; no change to the dynamics).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -240,7 +310,7 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         'COMMITTEE_VOTE'
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -269,7 +339,7 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         )
         self.layout = ObservationLayout((*self.features.names, *STATE_NAMES))
         self.observation_space = unit_box(len(self.layout))
-        self.action_space = spaces.Discrete(len(Action))
+        self.action_space: spaces.Discrete = spaces.Discrete(len(Action))
         self.reward_fn: RewardFn = reward_fn or recorded_action_match
         self.invalid_action = invalid_action
         self._country = (
@@ -281,11 +351,14 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         self.resolution_issues = issue_keys(
             self.records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=bool)
         )
-        # Text and ids of each resolution (arrays of length R), for infos and rendering.
+        # Text and ids of each resolution (arrays of length R), for infos and rendering; missing
+        # text is "" so that every info field keeps one type (Minari's DataCollector needs it).
+        resolutions = self.records.resolutions
         self.attributes = {
-            key: self.records.resolutions[key].to_numpy()
-            for key in ("session", "rcid", "symbol", "short", "descr")
-        }
+            **{key: resolutions[key].to_numpy() for key in ("session", "rcid")},
+            **{key: resolutions[key].fillna("").astype(str).to_numpy()
+               for key in ("symbol", "short", "descr")},
+        }  # fmt: skip
         self._sessions = self.attributes["session"]
         self._cache: dict[str, np.ndarray] = {}
         self._candidates: dict[tuple[int, int | None], np.ndarray] = {}
@@ -317,7 +390,10 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             "uniforms": draws[2:].reshape(len(Stage) - 1, n),
         }  # fmt: skip
         self._last = None
-        return obs.copy(), self._describe()
+        # The keys of a step's info, with placeholders: nothing has been played yet.
+        info = {**self._describe(), "recorded_action": UNRECORDED_ACTION, "acted_stage": "",
+                "invalid_action": False, "tally": tally_dict(), "adopted": False}  # fmt: skip
+        return obs.copy(), info
 
     @property
     def draws_per_episode(self) -> int:
@@ -376,16 +452,14 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         obs = episode["obs"]
         before = obs.copy()
         tally = self._advance(episode, action)
-        voted = self._describe(stage)
-        voted["recorded_action"] = self._recorded(stage)
-        voted["tally"] = tally
+        recorded = self._recorded(stage)
+        recorded = UNRECORDED_ACTION if recorded is None else recorded
+        voted = {**self._describe(stage), "recorded_action": recorded, "tally": dict(tally)}
         reward = float(self.reward_fn(before, int(action), obs, voted))
         terminated = episode["stage"] == Stage.TERMINAL
-        info = self._describe()
-        info.update(recorded_action=voted["recorded_action"], acted_stage=stage.name,
-                    invalid_action=invalid, tally=tally)  # fmt: skip
-        if terminated:
-            info["adopted"] = bool(obs[self._state_index("adopted")])
+        info = {**self._describe(), "recorded_action": recorded, "acted_stage": stage.name,
+                "invalid_action": invalid, "tally": dict(tally),
+                "adopted": bool(obs[self._state_index("adopted")])}  # fmt: skip
         self._last = {"stage": stage, "action": action, "reward": reward, "tally": tally}
         self._show_step()
         return obs.copy(), reward, terminated, False, info
@@ -415,6 +489,7 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         )  # fmt: skip
         states = episode["obs"][None, len(self.features.names) :]
         counts = write_stage_outcomes(states, stage, choices, row)
+        episode["choices"] = choices[0]  # everyone's, for the picture (render_frame)
         episode["obs"][len(self.features.names) :] = states[0]
         episode["support"] = support_share(stage, counts, self.records.n_countries)
         episode["stage"] = Stage(stage + 1)
@@ -424,7 +499,8 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
 
     def _recorded(self, stage: Stage) -> int | None:
         """The country's recorded action at a stage, or None when not recorded."""
-        rows, columns = np.array([self._episode["row"]]), np.array([self._episode["column"]])
+        episode = self._current_episode()
+        rows, columns = np.array([episode["row"]]), np.array([episode["column"]])
         action = int(recorded_actions(self.records, stage, rows, columns)[0])
         return None if action == UNRECORDED_ACTION else action
 
@@ -469,11 +545,61 @@ class DeliberationEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     def _state_index(self, name: str) -> int:
         return len(self.features.names) + _STATE[name]
 
+    def _current_episode(self) -> dict[str, Any]:
+        if self._episode is None:
+            raise gym.error.ResetNeeded("call reset() first")
+        return self._episode
+
     def _describe(self, stage: Stage | None = None) -> dict[str, Any]:
         """Info of the current resolution at a stage (never the country's recorded action)."""
-        episode = self._episode
+        episode = self._current_episode()
         stage = episode["stage"] if stage is None else stage
         return {**episode["about"], "stage": stage.name, "action_mask": STAGE_MASKS[stage].copy()}
+
+    def render_frame(self) -> np.ndarray:
+        """The stage just played as a hemicycle, shape (480, 640, 3) uint8."""
+        hemicycle, seat_of = self._hemicycle
+        seats = np.full(hemicycle.n_seats, Seat.PENDING, dtype=np.int64)
+        episode = self._episode
+        if episode is None:
+            return hemicycle.draw(
+                AssemblyView("Deliberation-v0", "not started (call reset())", seats)
+            )
+        about, stage = episode["about"], episode["stage"]
+        view = AssemblyView(
+            title=f"Deliberation-v0 · {about['country']} · session {about['session']}",
+            subtitle=f"{about['symbol'] or 'no symbol'} · {about['title'] or about['description']}",
+            seats=seats,
+            acting=int(seat_of[episode["row"]]),
+            acting_label=f"{about['country']}: to act",
+            stages=_STAGE_LABELS,
+            stage=int(stage),
+        )
+        last = self._last
+        if last is None:
+            return hemicycle.draw(view)
+        played = last["stage"]
+        choices = episode["choices"]
+        seats[seat_of] = sponsor_seats(choices) if played == Stage.DRAFT else vote_seats(choices)
+        recorded = self._recorded(played)
+        record = "not recorded" if recorded is None else f"recorded {Action(recorded).name}"
+        adopted = bool(episode["obs"][self._state_index("adopted")])
+        over = stage == Stage.TERMINAL
+        return hemicycle.draw(
+            dataclasses.replace(
+                view,
+                caption="sponsors" if played == Stage.DRAFT else _STAGE_LABELS[played],
+                acting_label=f"{about['country']}: {last['action'].name} ({record})",
+                outcome=("ADOPTED" if adopted else "REJECTED") if over else "",
+                passed=adopted,
+                footer=f"reward {last['reward']:+.3f}",
+            )
+        )
+
+    @functools.cached_property
+    def _hemicycle(self) -> tuple[Hemicycle, np.ndarray]:
+        """The picture's hemicycle and the seat of each country, (C,): built at the first frame."""
+        return Hemicycle(self.records.n_countries), seat_order(self.records.plenary)
 
     def render_text(self) -> str:
         """A readable description of the current state."""

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from assembly_gym.core.errors import DataError
+from assembly_gym.core.optional import require
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
 from assembly_gym.envs.legislative.deliberation import STATE_NAMES, tally_dict, write_stage_outcomes
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
@@ -226,7 +227,7 @@ def deliberation_demonstrations(
             own = tuple(int(matrix[row, column]) for _, matrix in run)
             key = (int(column), first, *own)
             if key not in replays:
-                replays[key] = replay_states(run, column, row, first)
+                replays[key] = replay_states(run, int(column), row, first)
             states, tallies = replays[key]
             obs = np.empty((len(own) + 1, n_features + len(STATE_NAMES)), dtype=np.float32)
             obs[:, :n_features] = content[column]
@@ -306,6 +307,7 @@ def group_by_country(demos: Iterable[Demonstration]) -> dict[str, list[Demonstra
 
 def to_imitation(demos: Sequence[Demonstration]) -> list:
     """Convert to ``imitation.data.types.Trajectory`` (country and masks ride in ``infos``)."""
+    require("imitation", extra="imitation", purpose="imitation trajectories")
     from imitation.data.types import Trajectory
 
     out = []

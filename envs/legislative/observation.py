@@ -134,7 +134,7 @@ def feature_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
 CONTENT_NAMES = content_names()
 
 
-def _sublinear(counts: sparse.spmatrix) -> sparse.csr_matrix:
+def _sublinear(counts: sparse.csr_matrix) -> sparse.csr_matrix:
     """1 + log(count) for the non-zero term counts (sublinear term frequency)."""
     counts = sparse.csr_matrix(counts, dtype=np.float32)
     counts.data = 1.0 + np.log(counts.data)

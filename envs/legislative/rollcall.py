@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,10 +13,17 @@ from gymnasium import spaces
 
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.core.render import TextRender
+from assembly_gym.core.render import RenderModes
 from assembly_gym.core.state import StateDeclaration
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.render import (
+    AssemblyView,
+    Hemicycle,
+    Seat,
+    seat_order,
+    vote_seats,
+)
 from assembly_gym.envs.legislative.rewards import RewardFn, recorded_action_match
 from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
 from assembly_gym.envs.legislative.spaces import unit_box
@@ -116,7 +125,7 @@ class VoteEpisodes:
         )
 
 
-class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
+class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """One session of roll calls seen by one country; each step is one vote.
 
     ## Description
@@ -153,13 +162,37 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
     ``data`` (None = the embedded synthetic assembly, "unvotes", a path, or data),
     ``country``, ``session``, ``window`` (episodes of ``window`` consecutive roll calls
     instead of sessions), ``history`` (votes that describe the past; default ``data``),
-    ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi" or "human").
+    ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi", "human" or "rgb_array").
 
     ## Info
-    The roll call to vote on next: ``country``, ``session``, ``rcid``, ``symbol``,
-    ``title``, ``description``, ``action_mask``. After a step, also the vote just cast:
-    ``voted_rcid`` and ``recorded_action`` (what the country actually voted), revealed only
-    once the agent has acted. ``reward_fn`` receives the info of the roll call voted on.
+    The same keys, each with one type, at reset and at every step (so that Minari's
+    ``DataCollector(env, record_infos=True)`` records them); the roll call is the one to vote
+    on next (after the last step: the last one):
+
+    ===================  ==========  =========================================================
+    key                  type        value
+    ===================  ==========  =========================================================
+    ``country``          str         the country that votes
+    ``session``          int         session of the roll call
+    ``rcid``             int         its roll-call id
+    ``symbol``           str         its resolution symbol ("" when it has none)
+    ``title``            str         its short title ("" when it has none)
+    ``description``      str         its description ("" when it has none)
+    ``action_mask``      bool (3,)   valid actions: all True
+    ``voted_rcid``       int         the roll call just voted on; −1 at reset
+    ``recorded_action``  int         what the country actually voted on it (a :class:`Vote`),
+                                     revealed only once the agent has acted; −1 at reset
+    ===================  ==========  =========================================================
+
+    ``reward_fn`` receives the info of the roll call voted on, with its ``recorded_action``.
+
+    ## Rendering
+    "rgb_array": a (480, 640, 3) uint8 picture of the assembly as a hemicycle, one seat per
+    country (the most frequent yes voters on the left), coloured by the recorded votes on
+    the roll call just voted, the country's own seat by the agent's vote and ringed, with
+    the tally, the outcome (adopted when yes > no) and the progress through the episode.
+    "ansi": the state as text; "human": prints that text (for a window, wrap an
+    "rgb_array" env in ``gymnasium.wrappers.HumanRendering``).
 
     ## Version History
     * v0: initial version; changed since under the same id (a v1 was never cut):
@@ -172,7 +205,10 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
       roll-call features stay 56);
       ``window`` episodes stay inside ``session`` when both are given, and a country or
       session without votes raises :class:`DataError`; seeded resets draw the episode
-      from one block of uniforms (the same seed may start another episode than before).
+      from one block of uniforms (the same seed may start another episode than before);
+      the reset info carries the step keys (``voted_rcid``, ``recorded_action``: −1) and
+      every observation is a fresh, writable array (before: read-only views of one block);
+      ``render_mode="rgb_array"`` added (a picture; no change to the dynamics).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -183,7 +219,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         >>> obs, reward, terminated, truncated, info = env.step(0)
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -208,7 +244,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         )
         self.layout = ObservationLayout(self.features.names)
         self.observation_space = unit_box(len(self.layout))
-        self.action_space = spaces.Discrete(len(Vote))
+        self.action_space: spaces.Discrete = spaces.Discrete(len(Vote))
         self.reward_fn: RewardFn = reward_fn or recorded_action_match
         self.window = window
         self._country = (
@@ -218,11 +254,14 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         self._mask = np.ones(len(Vote), dtype=bool)
         self._mask.setflags(write=False)
         self._cache: dict[str, np.ndarray] = {}
-        # Text and ids of each roll call (arrays of length R), for infos and rendering.
+        # Text and ids of each roll call (arrays of length R), for infos and rendering; missing
+        # text is "" so that every info field keeps one type (Minari's DataCollector needs it).
+        roll_calls = self.data.roll_calls
         self.attributes = {
-            key: self.data.roll_calls[key].to_numpy()
-            for key in ("session", "rcid", "symbol", "short", "descr")
-        }
+            **{key: roll_calls[key].to_numpy() for key in ("session", "rcid")},
+            **{key: roll_calls[key].fillna("").astype(str).to_numpy()
+               for key in ("symbol", "short", "descr")},
+        }  # fmt: skip
         self.episodes = VoteEpisodes.of(self.data, self.attributes["session"])
         self._episode: dict[str, Any] | None = None
         self._last: tuple[int, float] | None = None
@@ -237,7 +276,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         row, columns = self.sample_episode(self.np_random.random(2), options or {})
         country = self.data.country_names[row]
         obs = self.country_features(country)[columns]
-        obs.setflags(write=False)  # steps hand out read-only rows of it, not copies (speed)
+        obs.setflags(write=False)  # reward_fn reads rows of it; reset and step hand out copies
         self._episode = {
             "country": country,
             "columns": columns,
@@ -247,7 +286,10 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             "t": 0,
         }
         self._last = None
-        return obs[0], {**self._episode["infos"][0], "action_mask": self._mask.copy()}
+        # The keys of a step's info, with placeholders: no vote has been cast yet.
+        info = {**self._episode["infos"][0], "recorded_action": ABSENT, "voted_rcid": ABSENT,
+                "action_mask": self._mask.copy()}  # fmt: skip
+        return obs[0].copy(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Vote on the current roll call and move to the next."""
@@ -272,7 +314,7 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
         # Fresh mutable values in every returned info: users may keep and modify them.
         info = {**infos[t if terminated else t + 1], "recorded_action": recorded,
                 "voted_rcid": voted["rcid"], "action_mask": self._mask.copy()}  # fmt: skip
-        return next_obs, reward, terminated, False, info
+        return next_obs.copy(), reward, terminated, False, info
 
     def recorded_action(self) -> int | None:
         """What the country actually voted on the current roll call (None after the end).
@@ -316,6 +358,48 @@ class RollCallEnv(TextRender, gym.Env[np.ndarray, np.int64]):
             recorded = Vote(int(episode["recorded"][episode["t"] - 1])).name
             lines.append(f"  last: {Vote(action).name} (recorded {recorded}), reward {reward:+.3f}")
         return "\n".join(lines)
+
+    def render_frame(self) -> np.ndarray:
+        """The roll call just voted as a hemicycle, shape (480, 640, 3) uint8."""
+        hemicycle, seat_of = self._hemicycle
+        seats = np.full(hemicycle.n_seats, Seat.PENDING, dtype=np.int64)
+        episode = self._episode
+        if episode is None:
+            return hemicycle.draw(AssemblyView("RollCall-v0", "not started (call reset())", seats))
+        done, total = episode["t"], len(episode["columns"])
+        column = episode["columns"][max(done - 1, 0)]
+        about = self._describe(episode["country"], column)
+        seat = int(seat_of[self.data.country_index(episode["country"])])
+        view = AssemblyView(
+            title=f"RollCall-v0 · {episode['country']} · session {about['session']}",
+            subtitle=f"{about['symbol'] or 'no symbol'} · {about['title'] or about['description']}",
+            seats=seats,
+            acting=seat,
+            acting_label=f"{episode['country']}: to vote",
+            progress=(done, total),
+        )
+        if self._last is None:
+            return hemicycle.draw(view)
+        action, reward = self._last
+        seats[seat_of] = vote_seats(self.data.votes[:, column])
+        seats[seat] = action
+        recorded = Vote(int(episode["recorded"][done - 1])).name
+        adopted = (seats == Seat.YES).sum() > (seats == Seat.NO).sum()
+        return hemicycle.draw(
+            dataclasses.replace(
+                view,
+                caption=f"roll call {done}",
+                acting_label=f"{episode['country']}: {Vote(action).name} (recorded {recorded})",
+                outcome="ADOPTED" if adopted else "REJECTED",
+                passed=bool(adopted),
+                footer=f"reward {reward:+.3f}",
+            )
+        )
+
+    @functools.cached_property
+    def _hemicycle(self) -> tuple[Hemicycle, np.ndarray]:
+        """The picture's hemicycle and the seat of each country, (C,): built at the first frame."""
+        return Hemicycle(self.data.n_countries), seat_order(self.data.votes)
 
     def country_features(self, country: str) -> np.ndarray:
         """Observation rows of a country, cached up to a memory budget (oldest out first)."""

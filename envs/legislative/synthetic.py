@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -162,7 +163,7 @@ def _planted_weights(
 def _roll_calls(config: SyntheticConfig, rng: np.random.Generator) -> pd.DataFrame:
     """Roll calls drawn from recurring themes, in the :data:`ROLL_CALL_COLUMNS` layout."""
     vocabulary = _pseudo_words(rng, 12 * config.n_themes)
-    themes = []
+    themes: list[dict[str, Any]] = []  # issues (set), words (list), title (str)
     for t in range(config.n_themes):
         n_issues = rng.choice([0, 1, 1, 2])
         themes.append(

@@ -1,16 +1,19 @@
 """Native vectorised ``RollCall-v0`` and ``Deliberation-v0``: N episodes stepped in NumPy.
 
-``gym.make_vec("assembly/RollCall-v0", num_envs=N, vectorization_mode="custom", ...)`` builds
-these (on Gymnasium 0.29 the env arguments go in ``vector_kwargs``, since its ``make_vec``
-passes only those to a custom vector env). Each sub-env ``i`` owns a generator seeded like a
-single env reset with seed ``seed + i`` and draws its episodes exactly as the single env does
-(the same sampling code), so sub-env ``i`` reproduces a single env seeded ``seed + i`` step
-for step — tested. Steps are batched: observations, rewards (through the reward function's
-``batch`` when it has one) and, for Deliberation, every other country's response.
+They are Gymnasium vector envs of the stack they run on (see :mod:`assembly_gym.envs.vector_api`):
+on 1.x, ``gymnasium.vector.VectorEnv`` subclasses declaring ``metadata["autoreset_mode"]``,
+``NEXT_STEP`` by default and ``SAME_STEP`` on request (``autoreset_mode=``); on 0.29, the stable
+``gymnasium.vector.VectorEnv`` with its same-step rule. Either way they take the standard vector
+wrappers (``RecordEpisodeStatistics`` included) and autoreset, and fill their infos, as
+Gymnasium's ``SyncVectorEnv`` of the single env does. :func:`assembly_gym.make_native_vec`
+builds them through ``gym.make_vec``; :class:`assembly_gym.agents.sb3_vec.SB3VecEnv` hands them
+to Stable-Baselines3.
 
-Autoreset is same-step, as in Gymnasium 0.29's vector API: when a sub-env's episode ends,
-``step`` returns the first observation of its next episode and puts the last one in
-``infos["final_observation"]`` (with the mask ``infos["_final_observation"]``).
+Each sub-env ``i`` owns a generator seeded like a single env reset with seed ``seed + i`` and
+draws its episodes exactly as the single env does (the same sampling code), so the vector env
+equals ``SyncVectorEnv`` of single envs step for step, under each autoreset rule — tested.
+Steps are batched: observations, rewards (through the reward function's ``batch`` when it has
+one) and, for Deliberation, every other country's response.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector.utils import batch_space
 
 from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.envs.legislative.data import ABSENT, Vote
 from assembly_gym.envs.legislative.deliberation import (
     STAGE_MASKS,
+    TALLY_KEYS,
+    UNRECORDED_ACTION,
     DeliberationEnv,
     recorded_actions,
     support_share,
@@ -33,42 +39,129 @@ from assembly_gym.envs.legislative.deliberation import (
 from assembly_gym.envs.legislative.rewards import batch_rewards
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
 from assembly_gym.envs.legislative.spaces import Action, Stage
-
-try:  # Gymnasium 0.29: the new-style vector API lives under `experimental`
-    from gymnasium.experimental.vector import VectorEnv
-
-    SAME_STEP: Any = "same-step"
-except ImportError:  # Gymnasium 1.x, which names the autoreset modes in an enum
-    from gymnasium.vector import AutoresetMode, VectorEnv
-
-    SAME_STEP = AutoresetMode.SAME_STEP
+from assembly_gym.envs.vector_api import (
+    AUTORESET_MODES,
+    FINAL_OBS,
+    SAME_STEP,
+    VectorEnvBase,
+    autoreset_mode,
+    batched_info,
+    dict_info,
+)
 
 __all__ = ["DeliberationVectorEnv", "RollCallVectorEnv"]
 
+Infos = dict[str, Any]
+"""Info key → one value per sub-env of a group: arrays with a leading sub-env axis, or dicts of
+such (a dict-valued key such as Deliberation's ``tally``)."""
 
-class _BatchedEnv(VectorEnv):
-    """Shared set-up: sub-env generators, spaces, seeding, final-observation infos."""
 
-    metadata = {"autoreset_mode": SAME_STEP, "render_modes": []}
+class _BatchedEnv(VectorEnvBase):
+    """Shared machinery: sub-env generators, seeding, checks, the autoreset rule, infos.
 
-    def __init__(self, env: Any, num_envs: int) -> None:
+    A family defines five things, and :meth:`reset` and :meth:`step` compose them: ``_start``
+    (new episodes for some sub-envs), ``_transition`` (one step of some sub-envs),
+    ``_observations`` and ``_state_infos`` (what every sub-env sees now) and
+    ``_reset_step_info`` (the single env's placeholders for the step keys of its reset info).
+    """
+
+    metadata = {"autoreset_mode": AUTORESET_MODES[0], "render_modes": []}
+    single_action_space: spaces.Discrete  # the single env's (set by VectorEnvBase)
+
+    def __init__(
+        self, env: Any, num_envs: int, autoreset: Any, max_episode_steps: int | None
+    ) -> None:
+        self.env = env  # the single env whose data, features, dynamics and reward are shared
         if num_envs < 1:
             raise ValueError(f"num_envs must be ≥ 1, got {num_envs}")
-        self.env = env  # the single env whose data, features, dynamics and reward are shared
-        self.num_envs = num_envs
-        self.single_observation_space = env.observation_space
-        self.single_action_space = env.action_space
-        self.observation_space = batch_space(env.observation_space, num_envs)
-        self.action_space = batch_space(env.action_space, num_envs)
+        if max_episode_steps is not None:
+            raise ValueError(
+                "the native vector envs have no time limit (their episodes end on their own); "
+                "use gym.make_vec(..., vectorization_mode='sync') for one"
+            )
+        super().__init__(num_envs, env.observation_space, env.action_space)
+        self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode(autoreset)}
         self.layout = env.layout
-        self._rngs: list[np.random.Generator] | None = None
+        self._rngs: list[np.random.Generator] = []  # one per sub-env once seeded
         self._options: dict[str, Any] = {}
         self._buffer = np.zeros((num_envs, 0, 0))  # per sub-env: uniforms of its next episodes
         self._position = np.zeros(num_envs, dtype=np.int64)
+        self._ended = np.zeros(num_envs, dtype=bool)  # NEXT_STEP: reset on the coming step
 
-    def _seed(self, seed: int | Sequence[int] | None) -> None:
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:  # fmt: skip
+        """Start an episode in every sub-env.
+
+        Args:
+            seed: sub-env i is seeded ``seed + i``; or one seed per sub-env; None keeps the
+                generators (fresh entropy on the first reset).
+            options: the single env's reset options, for every sub-env (and its autoresets).
+
+        Returns:
+            Observations (N, d) and the batched infos (the single env's keys).
+        """
+        self._seed(seed)
+        self._options = dict(options or {})
+        self._ended[:] = False
+        everyone = np.arange(self.num_envs)
+        self._start(everyone)
+        infos = {**self._state_infos(), **self._reset_step_info(self.num_envs)}
+        return self._observations(), batched_info(infos, everyone, self.num_envs)
+
+    def step(  # type: ignore[override]  # Gymnasium 0.29's VectorEnv is a gym.Env
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Act in every sub-env; finished ones start their next episode by the autoreset rule.
+
+        Args:
+            actions: one integer action per sub-env, shape (N,).
+
+        Returns:
+            Observations (N, d), rewards (N,) float64, terminated (N,), truncated (N,) (never:
+            episodes end on their own) and the batched infos (the single env's keys).
+        """
+        actions = self._check_actions(actions)
+        n, same_step = self.num_envs, self.metadata["autoreset_mode"] == SAME_STEP
+        moving = np.flatnonzero(~self._ended)  # NEXT_STEP: the others only reset on this step
+        rewards, terminated = np.zeros(n), np.zeros(n, dtype=bool)
+        step_info: Infos = self._reset_step_info(0)
+        if moving.size:
+            rewards[moving], terminated[moving], step_info = self._transition(
+                moving, actions[moving]
+            )
+        infos: dict[str, Any] = {}
+        if same_step:  # every sub-env moved; the finished ones restart now
+            restart = np.flatnonzero(terminated)
+            if restart.size:
+                infos.update(self._finals(restart, step_info))
+        else:
+            restart, self._ended = np.flatnonzero(self._ended), terminated.copy()
+        if restart.size:  # their infos are a reset's: the step keys hold placeholders
+            self._start(restart)
+            kept = ~np.isin(moving, restart)
+            step_info = _assigned(self._reset_step_info(n), moving[kept], _rows(step_info, kept))
+        everyone = np.arange(n)
+        infos.update(batched_info({**self._state_infos(), **step_info}, everyone, n))
+        return self._observations(), rewards, terminated, np.zeros(n, dtype=bool), infos
+
+    def _finals(self, ended: np.ndarray, step_info: Infos) -> dict[str, Any]:
+        """The last observation and info of the episodes ending in ``ended`` (same-step rule)."""
+        n, observations = self.num_envs, self._observations()
+        final_obs, mask = np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
+        for i in ended:
+            final_obs[i] = observations[i]
+        mask[ended] = True
+        last = _rows({**self._state_infos(), **step_info}, ended)
+        return {
+            FINAL_OBS: final_obs, f"_{FINAL_OBS}": mask,
+            "final_info": dict_info(last, ended, n), "_final_info": mask.copy(),
+        }  # fmt: skip
+
+    def _seed(self, seed: int | Sequence[int | None] | None) -> None:
         """Sub-env generators: seed + i (or one seed each); fresh entropy when unseeded."""
-        if seed is None and self._rngs is not None:
+        if seed is None and self._rngs:
             return
         if seed is None or isinstance(seed, (int, np.integer)):
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
@@ -105,18 +198,48 @@ class _BatchedEnv(VectorEnv):
             raise InvalidActionError(f"actions must be in 0..{n - 1}, got {actions.tolist()}")
         return actions.astype(np.int64)
 
-    @staticmethod
-    def _final(infos: dict[str, Any], done: np.ndarray, final_obs: np.ndarray) -> None:
-        finals = np.full(len(done), None, dtype=object)
-        for i in np.flatnonzero(done):
-            finals[i] = final_obs[i].copy()
-        infos["final_observation"], infos["_final_observation"] = finals, done.copy()
-
     def close_extras(self, **kwargs: Any) -> None:
         """Close the shared single env (absent when ``__init__`` raised before setting it)."""
         env = getattr(self, "env", None)
         if env is not None:
             env.close()
+
+    # ------------------------------------------------------------ what each family defines
+
+    def _start(self, envs: np.ndarray) -> None:
+        """Start new episodes in the sub-envs ``envs`` (sorted indices)."""
+        raise NotImplementedError
+
+    def _transition(self, envs: np.ndarray, actions: np.ndarray) -> tuple[Any, Any, Infos]:
+        """One step of the sub-envs ``envs``: rewards, terminated and step-only infos of each."""
+        raise NotImplementedError
+
+    def _observations(self) -> np.ndarray:
+        """What every sub-env observes now, a fresh array of shape (N, d)."""
+        raise NotImplementedError
+
+    def _state_infos(self) -> Infos:
+        """The infos of every sub-env's current state (those of a reset too), fresh arrays."""
+        raise NotImplementedError
+
+    def _reset_step_info(self, k: int) -> Infos:
+        """The step-only infos of k sub-envs just reset: the single env's placeholders."""
+        raise NotImplementedError
+
+
+def _rows(values: Infos, rows: np.ndarray) -> Infos:
+    """The given rows of every value (an index or boolean array; nested dicts too)."""
+    return {k: _rows(v, rows) if isinstance(v, dict) else v[rows] for k, v in values.items()}
+
+
+def _assigned(into: Infos, envs: np.ndarray, values: Infos) -> Infos:
+    """``into``, its rows ``envs`` set to ``values`` (nested dicts too)."""
+    for key, value in values.items():
+        if isinstance(value, dict):
+            _assigned(into[key], envs, value)
+        else:
+            into[key][envs] = value
+    return into
 
 
 class RollCallVectorEnv(_BatchedEnv):
@@ -125,8 +248,14 @@ class RollCallVectorEnv(_BatchedEnv):
     Observation rows are computed per country on first use and kept in one table of shape
     (countries, roll calls, d), so a step is a few array gathers.
 
+    Args:
+        num_envs: number of sub-envs N.
+        autoreset_mode: the autoreset rule (a rule or its name; None: the stack's default).
+        max_episode_steps: must be None (``gym.make_vec`` passes the spec's).
+        **env_kwargs: the arguments of :class:`RollCallEnv`.
+
     Example:
-        >>> venv = RollCallVectorEnv(4)
+        >>> venv = RollCallVectorEnv(4, autoreset_mode="SameStep")
         >>> obs, infos = venv.reset(seed=0)
         >>> obs.shape
         (4, 56)
@@ -134,98 +263,97 @@ class RollCallVectorEnv(_BatchedEnv):
     """
 
     def __init__(
-        self, num_envs: int = 8, *, max_episode_steps: int | None = None, **env_kwargs: Any
-    ) -> None:
-        super().__init__(RollCallEnv(**env_kwargs), num_envs)
+        self, num_envs: int = 8, *, autoreset_mode: Any = None,
+        max_episode_steps: int | None = None, **env_kwargs: Any,
+    ) -> None:  # fmt: skip
+        super().__init__(RollCallEnv(**env_kwargs), num_envs, autoreset_mode, max_episode_steps)
         data = self.env.data
         # All countries' rows; np.zeros leaves untouched pages unallocated, so only the
         # countries that episodes use take memory.
         self._table = np.zeros((data.n_countries, data.n_roll_calls, len(self.layout)), np.float32)
         self._ready = np.zeros(data.n_countries, dtype=bool)
         self._rcid = data.roll_calls["rcid"].to_numpy()
+        self._country_names = np.asarray(data.country_names, dtype=object)
         self._columns = self.env.episodes.columns
         self._rows = np.zeros(num_envs, dtype=np.int64)
         self._starts = np.zeros(num_envs, dtype=np.int64)
         self._lengths = np.ones(num_envs, dtype=np.int64)
         self._t = np.zeros(num_envs, dtype=np.int64)
-        self._mask = np.ones((num_envs, self.single_action_space.n), dtype=bool)
+        self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
 
-    def reset(
-        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode in every sub-env; ``options`` apply to all (and to autoresets)."""
-        self._seed(seed)
-        self._options = dict(options or {})
-        self._start(np.arange(self.num_envs))
-        columns = self._columns[self._starts]
-        obs = self._observe(self._rows, columns)
-        self._obs = obs.copy()
-        return obs, self._infos(self._rows, columns)
-
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Vote in every sub-env; finished sub-envs start their next episode."""
-        actions = self._check_actions(actions)
-        rows, t = self._rows, self._t
-        voted = self._columns[self._starts + t]
-        done = t + 1 == self._lengths
-        following = self._columns[self._starts + np.where(done, t, t + 1)]
-        obs, next_obs = self._obs, self._observe(rows, following)
-        recorded = self.env.data.votes[rows, voted].astype(np.int64)
-        step_infos = {"recorded_action": recorded, "rcid": self._rcid[voted]}
-        rewards = batch_rewards(self.env.reward_fn, obs, actions, next_obs, step_infos)
-        self._t = t + 1
-        infos: dict[str, Any] = {}
-        if done.any():
-            self._final(infos, done, next_obs)
-            ended = np.flatnonzero(done)
-            self._start(ended)
-            following[ended] = self._columns[self._starts[ended]]
-            next_obs[ended] = self._observe(self._rows[ended], following[ended])
-        self._obs = next_obs.copy()
-        infos.update(self._infos(self._rows, following))
-        infos["recorded_action"], infos["voted_rcid"] = recorded, step_infos["rcid"]
-        return next_obs, rewards, done, np.zeros(self.num_envs, dtype=bool), infos
+    def action_masks(self) -> np.ndarray:
+        """Valid actions of every sub-env, shape (N, 3): all True (every vote is allowed)."""
+        return np.ones((self.num_envs, self.single_action_space.n), dtype=bool)
 
     def _start(self, envs: np.ndarray) -> None:
-        """New episodes for the given sub-envs, drawn as the single env's reset draws them."""
         rows, starts, lengths = self.env._sample(self._draws(envs, 2), self._options)
-        self._rows[envs], self._starts[envs], self._lengths[envs], self._t[envs] = (
-            rows,
-            starts,
-            lengths,
-            0,
-        )
+        self._rows[envs], self._starts[envs], self._lengths[envs] = rows, starts, lengths
+        self._t[envs] = 0
         for row in np.unique(rows[~self._ready[rows]]):  # first episode of a country
             self._table[row] = self.env.features.for_country(self.env.data.country_names[row])
             self._ready[row] = True
+        self._obs[envs] = self._table[rows, self._columns[starts]]
 
-    def _observe(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
-        return self._table[rows, columns]
+    def _transition(
+        self, envs: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Infos]:
+        rows, starts, t = self._rows[envs], self._starts[envs], self._t[envs]
+        voted = self._columns[starts + t]
+        done = t + 1 == self._lengths[envs]
+        next_obs = self._table[rows, self._columns[starts + np.where(done, t, t + 1)]]
+        recorded = self.env.data.votes[rows, voted].astype(np.int64)
+        step_info = {"recorded_action": recorded, "rcid": self._rcid[voted]}
+        rewards = batch_rewards(self.env.reward_fn, self._obs[envs], actions, next_obs, step_info)
+        self._t[envs], self._obs[envs] = t + 1, next_obs
+        return rewards, done, {"recorded_action": recorded, "voted_rcid": step_info["rcid"]}
 
-    def _infos(self, rows: np.ndarray, columns: np.ndarray) -> dict[str, Any]:
+    def _observations(self) -> np.ndarray:
+        return self._obs.copy()
+
+    def _state_infos(self) -> Infos:
+        # The roll call each sub-env faces now: after its last vote, that last one (as the
+        # single env's info says).
+        columns = self._columns[self._starts + np.minimum(self._t, self._lengths - 1)]
+        attributes = self.env.attributes
         return {
-            "country_row": rows.copy(),
+            "country": self._country_names[self._rows],
+            "country_row": self._rows.copy(),
+            "session": attributes["session"][columns],
             "rcid": self._rcid[columns],
-            "session": self.env.attributes["session"][columns],
-            "action_mask": self._mask,
+            "symbol": attributes["symbol"][columns],
+            "title": attributes["short"][columns],
+            "description": attributes["descr"][columns],
+            "action_mask": self.action_masks(),
         }
+
+    def _reset_step_info(self, k: int) -> Infos:
+        return {"recorded_action": np.full(k, ABSENT), "voted_rcid": np.full(k, ABSENT)}
 
 
 class DeliberationVectorEnv(_BatchedEnv):
     """N ``Deliberation-v0`` episodes at once (same arguments as :class:`DeliberationEnv`).
 
     Every episode has exactly three steps and all sub-envs start together, so the sub-envs
-    are always at the same stage; each stage is one batched response of every country.
+    are always at the same stage, and ``_start`` and ``_transition`` always concern every
+    sub-env; each stage is one batched response of every country.
+
+    Args:
+        num_envs: number of sub-envs N.
+        autoreset_mode: the autoreset rule (a rule or its name; None: the stack's default).
+        max_episode_steps: must be None (``gym.make_vec`` passes the spec's).
+        **env_kwargs: the arguments of :class:`DeliberationEnv`.
     """
 
     def __init__(
-        self, num_envs: int = 8, *, max_episode_steps: int | None = None, **env_kwargs: Any
-    ) -> None:
-        super().__init__(DeliberationEnv(**env_kwargs), num_envs)
+        self, num_envs: int = 8, *, autoreset_mode: Any = None,
+        max_episode_steps: int | None = None, **env_kwargs: Any,
+    ) -> None:  # fmt: skip
+        env = DeliberationEnv(**env_kwargs)
+        super().__init__(env, num_envs, autoreset_mode, max_episode_steps)
         n_countries = self.env.records.n_countries
         self._offset = len(self.env.features.names)
+        self._adopted = self.layout.index("adopted")
+        self._country_names = np.asarray(self.env.records.country_names, dtype=object)
         self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
         self._rows = np.zeros(num_envs, dtype=np.int64)
         self._columns = np.zeros(num_envs, dtype=np.int64)
@@ -237,20 +365,29 @@ class DeliberationVectorEnv(_BatchedEnv):
         self._table = np.zeros((n_countries, records.n_resolutions, self._offset), dtype=np.float32)
         self._ready = np.zeros(n_countries, dtype=bool)
 
-    def reset(
-        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a resolution in every sub-env; ``options`` apply to all (and to autoresets)."""
-        self._seed(seed)
-        self._options = dict(options or {})
-        self._start_all()
-        return self._obs.copy(), self._infos()
+    def action_masks(self) -> np.ndarray:
+        """Valid actions of every sub-env at the current stage, shape (N, 5)."""
+        return np.tile(STAGE_MASKS[self._stage], (self.num_envs, 1))
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Act at the current stage in every sub-env; the other countries respond."""
-        actions = self._check_actions(actions)
+    def _start(self, envs: np.ndarray) -> None:
+        # New episodes everywhere, each drawn exactly as the single env's reset draws it.
+        per_episode = self.env.draws_per_episode
+        draws = self._draws(envs, per_episode, block=max(1, 4096 // per_episode))
+        self._rows[:], self._columns[:] = self.env.sample_starts(draws[:, :2], self._options)
+        self._uniforms[:] = draws[:, 2:].reshape(self._uniforms.shape)
+        for row in np.unique(self._rows[~self._ready[self._rows]]):  # countries new to the table
+            self._table[row] = self.env.country_features(self.env.records.country_names[row])
+            self._ready[row] = True
+        self._obs[:] = 0.0
+        self._obs[:, : self._offset] = self._table[self._rows, self._columns]
+        self._obs[:, self.layout.index("stage_draft")] = 1.0
+        self._sponsored[:] = False
+        self._support[:] = 0.0
+        self._stage = Stage.DRAFT
+
+    def _transition(
+        self, envs: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Infos]:
         stage = self._stage
         invalid = ~STAGE_MASKS[stage][actions]
         if invalid.any():
@@ -268,44 +405,43 @@ class DeliberationVectorEnv(_BatchedEnv):
         counts = write_stage_outcomes(self._obs[:, self._offset :], stage, choices, self._rows)
         self._support = support_share(stage, counts, self.env.records.n_countries)
         recorded = recorded_actions(self.env.records, stage, self._rows, self._columns)
-        step_infos = {"recorded_action": recorded, "tally": counts}
-        rewards = batch_rewards(self.env.reward_fn, before, actions, self._obs, step_infos)
+        rewards = batch_rewards(
+            self.env.reward_fn, before, actions, self._obs,
+            {"recorded_action": recorded, "tally": counts},
+        )  # fmt: skip
         self._stage = Stage(stage + 1)
         done = np.full(self.num_envs, self._stage == Stage.TERMINAL)
-        infos: dict[str, Any] = {"recorded_action": recorded, "tally": counts,
-                                 "invalid_action": invalid, "acted_stage": stage.name}  # fmt: skip
-        if done[0]:
-            self._final(infos, done, self._obs.copy())
-            self._start_all()
-        infos.update(self._infos())
-        return self._obs.copy(), rewards, done, np.zeros(self.num_envs, dtype=bool), infos
+        step_info = self._reset_step_info(self.num_envs)
+        step_info["tally"].update(  # tally_dict's, batched
+            {"sponsors": counts[:, 0]} if stage == Stage.DRAFT
+            else {vote.name.lower(): counts[:, vote] for vote in Vote}
+        )  # fmt: skip
+        step_info.update(recorded_action=recorded, invalid_action=invalid,
+                         acted_stage=np.full(self.num_envs, stage.name, dtype=object))  # fmt: skip
+        return rewards, done, step_info
 
-    def action_masks(self) -> np.ndarray:
-        """Valid actions of every sub-env at the current stage, shape (N, 5)."""
-        return np.tile(STAGE_MASKS[self._stage], (self.num_envs, 1))
+    def _observations(self) -> np.ndarray:
+        return self._obs.copy()
 
-    def _start_all(self) -> None:
-        """New episodes everywhere, each drawn exactly as the single env's reset draws it."""
-        per_episode = self.env.draws_per_episode
-        draws = self._draws(
-            np.arange(self.num_envs), per_episode, block=max(1, 4096 // per_episode)
-        )
-        self._rows[:], self._columns[:] = self.env.sample_starts(draws[:, :2], self._options)
-        self._uniforms[:] = draws[:, 2:].reshape(self._uniforms.shape)
-        for row in np.unique(self._rows[~self._ready[self._rows]]):  # countries new to the table
-            self._table[row] = self.env.country_features(self.env.records.country_names[row])
-            self._ready[row] = True
-        self._obs[:] = 0.0
-        self._obs[:, : self._offset] = self._table[self._rows, self._columns]
-        self._obs[:, self.layout.index("stage_draft")] = 1.0
-        self._sponsored[:] = False
-        self._support[:] = 0.0
-        self._stage = Stage.DRAFT
-
-    def _infos(self) -> dict[str, Any]:
+    def _state_infos(self) -> Infos:
+        attributes, columns = self.env.attributes, self._columns
         return {
+            "country": self._country_names[self._rows],
             "country_row": self._rows.copy(),
-            "rcid": self.env.attributes["rcid"][self._columns],
-            "stage": np.full(self.num_envs, self._stage.name),
+            "rcid": attributes["rcid"][columns],
+            "symbol": attributes["symbol"][columns],
+            "session": attributes["session"][columns],
+            "title": attributes["short"][columns],
+            "description": attributes["descr"][columns],
+            "stage": np.full(self.num_envs, self._stage.name, dtype=object),
             "action_mask": self.action_masks(),
+            "adopted": self._obs[:, self._adopted] != 0.0,
+        }
+
+    def _reset_step_info(self, k: int) -> Infos:
+        return {
+            "recorded_action": np.full(k, UNRECORDED_ACTION),
+            "acted_stage": np.full(k, "", dtype=object),
+            "invalid_action": np.zeros(k, dtype=bool),
+            "tally": {key: np.zeros(k, dtype=np.int64) for key in TALLY_KEYS},
         }

@@ -21,10 +21,14 @@ from assembly_gym.core.persist import dataclass_from_dict
 from assembly_gym.envs.memory.memory import PAGE_SIZE, join_address, match_windows
 from assembly_gym.envs.memory.population import POPULATIONS
 
-__all__ = ["DIFFICULTIES", "MemoryWorldConfig"]
+__all__ = ["CLIP_SIGMAS", "DIFFICULTIES", "MemoryWorldConfig"]
 
 DIFFICULTIES = {"easy": 1, "medium": 2, "hard": 3}
 """Number of relevant regions per difficulty."""
+
+CLIP_SIGMAS = 4.0
+"""The state noise ε_t and the initial state s_0 are clipped at this many standard deviations
+(a value changes with probability 6·10⁻⁵), so that every state lies in a finite box."""
 
 
 @dataclass(frozen=True)
@@ -43,12 +47,13 @@ class MemoryWorldConfig:
         population: how the memory is filled: "random", "structured" or "experience".
         memory_seed: seed of the memory's content (the memory is part of the world: the
             same for every episode of every env built with this config).
-        noise_std: σ of the state noise.
+        noise_std: σ of the state noise (clipped at ±:data:`CLIP_SIGMAS` σ).
         decay, memory_gain, context_gain: the coefficients 0.8, 0.15, 0.05 of the dynamics.
         hopping: regions hop to page h XOR t at step t (False: still regions).
         min_region_length, max_region_length: region lengths in words.
         region_alignment: offsets and lengths of regions are multiples of this.
-        initial_std: standard deviation of the initial state s_0 ~ N(0, initial_std² I).
+        initial_std: standard deviation of the initial state s_0 ~ N(0, initial_std² I)
+            (clipped at ±:data:`CLIP_SIGMAS` standard deviations).
     """
 
     difficulty: str = "medium"
@@ -141,6 +146,26 @@ class MemoryWorldConfig:
     def slot_width(self) -> int:
         """Values of c that describe one region: page bits, offset, length."""
         return self.page_bits + 2
+
+    @property
+    def state_bound(self) -> float:
+        """The largest |s_t| the dynamics can reach, over the ``sequence_length`` steps.
+
+        |s_0| ≤ :data:`CLIP_SIGMAS`·initial_std, and since seed_t and c lie in [−1, 1] and
+        |ε_t| ≤ :data:`CLIP_SIGMAS`·noise_std, |s_{t+1}| ≤ |decay|·|s_t| + |memory_gain| +
+        |context_gain| + :data:`CLIP_SIGMAS`·noise_std (2.99 with the defaults). Computed with
+        the dynamics' own floating-point operations, so that no state rounds past it.
+        """
+        step_bound = largest = CLIP_SIGMAS * self.initial_std
+        for _ in range(self.sequence_length):
+            step_bound = (
+                abs(self.decay) * step_bound
+                + abs(self.memory_gain)
+                + abs(self.context_gain)
+                + CLIP_SIGMAS * self.noise_std
+            )
+            largest = max(largest, step_bound)
+        return largest
 
     # ------------------------------------------------------------------ where the regions are
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium as gym
@@ -9,11 +10,12 @@ import numpy as np
 from gymnasium import spaces
 
 from assembly_gym.core.errors import InvalidActionError
-from assembly_gym.core.render import TextRender
+from assembly_gym.core.render import RenderModes
 from assembly_gym.core.state import StateDeclaration
 from assembly_gym.envs.legislative.rewards import RewardFn
 from assembly_gym.envs.memory.config import MemoryWorldConfig
 from assembly_gym.envs.memory.memory import PAGE_SIZE, clip_read, join_address, match_windows
+from assembly_gym.envs.memory.render import MemoryPicture, MemoryView
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld, ReadPredictionReward
 
 __all__ = ["STATE_DECLARATION", "MemoryDynamicsEnv"]
@@ -24,13 +26,14 @@ STATE_DECLARATION = StateDeclaration()
 _CHARS_PER_PAGE = 32  # render: one character per 8 words
 
 
-class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
+class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     """The LeWorld world seen by one small model: each step, read one address range.
 
     ## Description
     A bit memory (default 65,536 words × 32 bits, built once per env from ``memory_seed``)
     and hidden relevant regions drive the state (see :mod:`assembly_gym.envs.memory.world` for the
-    equations): s_{t+1} = 0.8·s_t + 0.15·seed_t + 0.05·tile(c) + ε_t. The agent plays a
+    equations): s_{t+1} = 0.8·s_t + 0.15·seed_t + 0.05·tile(c) + ε_t, with ε_t ~ N(0, σ² I)
+    clipped at ±4σ (:data:`~assembly_gym.envs.memory.config.CLIP_SIGMAS`). The agent plays a
     small model (SLM): from s_{t−1}, s_t, the characteristics c (which encode where the
     regions are) and the content of its last read it chooses the next read. Reading the
     window of a relevant region makes its seed, hence s_{t+1}, predictable.
@@ -45,9 +48,12 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
     ## Observation Space
     ``Box(float32)`` of ``2·state_dim + char_dim + word_size + 4`` values (196 by default),
     named by :attr:`layout` (a :class:`~assembly_gym.envs.memory.layout.MemoryLayout`): ``s_prev_*``
-    (s_{t−1}; unbounded), ``s_*`` (s_t; unbounded), ``c_*`` (in [−1, 1]), ``read_bit_*``
-    (fraction of ones per bit position of the last read), ``read_page``, ``read_offset``,
-    ``read_length`` (normalised to [0, 1]) and ``step`` (t / sequence_length).
+    (s_{t−1}) and ``s_*`` (s_t), both in ±``config.state_bound`` (2.99 by default: the
+    largest |s_t| the clipped dynamics can reach, see
+    :attr:`~assembly_gym.envs.memory.config.MemoryWorldConfig.state_bound`), ``c_*`` (in
+    [−1, 1]), ``read_bit_*`` (fraction of ones per bit position of the last read),
+    ``read_page``, ``read_offset``, ``read_length`` (normalised to [0, 1]) and ``step``
+    (t / sequence_length). Every observation lies in the box and is a fresh array.
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)``, by default
@@ -57,7 +63,8 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
     = −0.01 on easy; with K regions one read leaves (K − 1)/K of seed_t unknown.
 
     ## Starting State
-    Regions, c, s_0 ~ N(0, 0.5² I) and all noise are drawn from ``self.np_random``;
+    Regions, c, s_0 ~ N(0, 0.5² I) (clipped at ±4 standard deviations) and all noise are
+    drawn from ``self.np_random``;
     s_{−1} is shown as s_0 and the read part as zeros.
 
     ## Episode End
@@ -68,15 +75,38 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
     ``config`` (a :class:`~assembly_gym.envs.memory.config.MemoryWorldConfig`) or its fields as
     keywords (``difficulty="easy"``, ``num_words=1024``, ``population="structured"``, …),
     ``world`` (a prebuilt :class:`~assembly_gym.envs.memory.world.MemoryWorld`, shares its memory),
-    ``reward_fn``, ``render_mode`` ("ansi" or "human").
+    ``reward_fn``, ``render_mode`` ("ansi", "human" or "rgb_array").
 
     ## Info
-    ``action_mask``; after a step also ``noise_floor`` (−mean ε_t², the reward of a perfect
-    read on easy), ``hit`` (the read overlaps a relevant window), ``iou`` (its best IoU with
-    one) and ``windows`` ((K, 2) start and length of the relevant windows of that step).
+    The same keys, each with one type, at reset and at every step (so that Minari's
+    ``DataCollector(env, record_infos=True)`` records them):
+
+    ===============  ===============  ======================================================
+    key              type             value
+    ===============  ===============  ======================================================
+    ``action_mask``  bool (Σ nvec,)   valid values of each action component: all True
+    ``noise_floor``  float            −mean ε_t² of the step: the reward of a perfect read
+                                      on easy; 0.0 at reset
+    ``hit``          bool             the read overlaps a relevant window; False at reset
+    ``iou``          float            its best IoU with one; 0.0 at reset
+    ``windows``      int64 (K, 2)     start and length of the relevant windows of the step
+                                      just played; zeros at reset (nothing is revealed)
+    ===============  ===============  ======================================================
+
+    ## Rendering
+    "rgb_array": a (480, 640, 3) uint8 picture of the memory, one row per page and one
+    column per word (shaded by its share of 1 bits), with the relevant windows of the coming
+    step, those of earlier steps, the reads so far (hits green, misses orange), the last
+    read's reward, and plots of the state trace and the rewards. The relevant windows are
+    hidden from the agent, not from the viewer. "ansi": the last read and the windows as
+    text; "human": prints that text (for a window, wrap an "rgb_array" env in
+    ``gymnasium.wrappers.HumanRendering``).
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version; changed since under the same id (a v1 was never cut): ε_t and s_0
+      are clipped at 4 standard deviations so that the observation space is bounded (before:
+      s unbounded); the reset info carries the step keys; ``render_mode="rgb_array"`` added
+      (a picture; no change to the dynamics).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -88,7 +118,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         >>> obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -109,7 +139,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         self.world = world
         cfg = self.config = world.config
         self.layout = world.layout.names
-        self.action_space = spaces.MultiDiscrete(
+        self.action_space: spaces.MultiDiscrete = spaces.MultiDiscrete(
             np.array([cfg.num_pages, PAGE_SIZE, cfg.max_read_range]), dtype=np.int64
         )
         self.observation_space = spaces.Box(world.layout.low, world.layout.high, dtype=np.float32)
@@ -120,6 +150,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         self._t = 0
         self._obs = np.zeros(len(self.layout), dtype=np.float32)
         self._last: dict[str, Any] | None = None
+        self._reads: list[dict[str, Any]] = []  # the episode's reads, for the picture
 
     # ------------------------------------------------------------------ gymnasium API
 
@@ -131,9 +162,13 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         self._episode = self.world.sample_episodes(1, self.np_random)
         self._t = 0
         self._last = None
+        self._reads = []
         s0 = self._episode.states[0, 0]
         self._obs = self._observation(s0, s0, np.zeros(self.config.word_size), (0, 0, 0))
-        return self._obs.copy(), {"action_mask": self._mask.copy()}
+        # The keys of a step's info, with placeholders: nothing has been read yet.
+        info = {"action_mask": self._mask.copy(), "noise_floor": 0.0, "hit": False, "iou": 0.0,
+                "windows": np.zeros((self.config.num_regions, 2), dtype=np.int64)}  # fmt: skip
+        return self._obs.copy(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Read the chosen range; the reward scores the prediction it allows."""
@@ -171,6 +206,7 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         reward = float(self.reward_fn(obs, action, next_obs, info))
         self._t = t + 1
         self._last = {"start": int(start), "length": int(length), "reward": reward, **info}
+        self._reads.append(self._last)
         self._show_step()
         return next_obs.copy(), reward, self._t == self.config.sequence_length, False, info
 
@@ -218,6 +254,54 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
             lines.append(f"  {page:>5} |{_strip(page, ranges[0], ranges[1:])}|")
         return "\n".join(lines)
 
+    def render_frame(self) -> np.ndarray:
+        """The memory with the regions and the reads, shape (480, 640, 3) uint8."""
+        cfg, episode = self.config, self._episode
+        title = f"MemoryDynamics-v0 · {cfg.difficulty} · {cfg.num_words:,} words"
+        if episode is None:
+            return self._picture.draw(
+                MemoryView(
+                    title,
+                    ("not started (call reset())",),
+                    np.zeros((0, cfg.state_dim)),
+                    steps=cfg.sequence_length,
+                )
+            )
+        t, reads = self._t, self._reads
+        lines = [f"step {t} of {cfg.sequence_length}"]
+        if reads:
+            last = reads[-1]
+            page, offset = divmod(last["start"], PAGE_SIZE)
+            met = "hit" if last["hit"] else "miss"
+            lines += [
+                f"read page {page}, offset {offset}",
+                f"{last['length']} words: {met}, IoU {last['iou']:.2f}",
+                f"reward {last['reward']:+.4f}",
+                f"noise floor {last['noise_floor']:+.4f}",
+            ]
+        else:
+            lines.append("no read yet")
+        starts, lengths = cfg.windows(episode.regions[0], np.arange(t))  # (t, K) each
+        earlier = np.stack(np.broadcast_arrays(starts, lengths), axis=-1)
+        return self._picture.draw(
+            MemoryView(
+                title=title,
+                lines=tuple(lines),
+                states=episode.states[0, : t + 1],
+                steps=cfg.sequence_length,
+                targets=self.relevant_windows() if t < cfg.sequence_length else np.zeros((0, 2)),
+                earlier=earlier.reshape(-1, 2),
+                reads=np.array([(r["start"], r["length"]) for r in reads]).reshape(-1, 2),
+                hits=np.array([r["hit"] for r in reads], dtype=bool),
+                rewards=np.array([(r["reward"], r["noise_floor"]) for r in reads]).reshape(-1, 2),
+            )
+        )
+
+    @functools.cached_property
+    def _picture(self) -> MemoryPicture:
+        """The memory as a picture, built at the first frame (the memory never changes)."""
+        return MemoryPicture(self.world.memory.words, self.config.word_size)
+
     def _observation(
         self,
         s_prev: np.ndarray,
@@ -226,6 +310,8 @@ class MemoryDynamicsEnv(TextRender, gym.Env[np.ndarray, np.ndarray]):
         read: tuple[int, int, int],
         step: int = 0,
     ) -> np.ndarray:
+        if self._episode is None:
+            raise gym.error.ResetNeeded("call reset() first")
         cfg = self.config
         address = np.array(
             [read[0] / cfg.num_pages, read[1] / PAGE_SIZE, read[2] / cfg.max_read_range]

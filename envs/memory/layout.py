@@ -26,7 +26,11 @@ class MemoryLayout:
     ``step``             1           t / sequence_length
     ===================  ==========  ===================================================
 
-    The read part is all zeros before the first read.
+    The read part is all zeros before the first read. Bounds (:attr:`low`, :attr:`high`):
+    ``s_prev_*`` and ``s_*`` in ±``config.state_bound`` (the largest |s_t| the dynamics can
+    reach: 2.99 by default, see
+    :attr:`~assembly_gym.envs.memory.config.MemoryWorldConfig.state_bound`), ``c_*`` in
+    [−1, 1], the rest in [0, 1].
     """
 
     def __init__(self, config: MemoryWorldConfig) -> None:
@@ -49,8 +53,9 @@ class MemoryLayout:
             start += len(names)
         low = np.zeros(len(self.names), dtype=np.float32)
         high = np.ones(len(self.names), dtype=np.float32)
+        bound = config.state_bound
         for part in ("s_prev", "s"):
-            low[self.slices[part]], high[self.slices[part]] = -np.inf, np.inf
+            low[self.slices[part]], high[self.slices[part]] = -bound, bound
         low[self.slices["c"]] = -1.0
         self.low, self.high = low, high
 

@@ -15,10 +15,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory
+
+if TYPE_CHECKING:
+    from assembly_gym.envs.legislative.sources import DataSpec
 
 __all__ = [
     "POPULATIONS",
@@ -100,7 +105,7 @@ def from_experience(features: np.ndarray, num_words: int, word_size: int) -> Bit
     return BitMemory(words, word_size)
 
 
-def roll_call_experience(data: object = None) -> np.ndarray:
+def roll_call_experience(data: DataSpec = None) -> np.ndarray:
     """Content features of roll calls (issues, flags, year, text), shape (R, d) float64.
 
     Args:

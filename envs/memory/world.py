@@ -7,7 +7,7 @@ page: a page h, an offset l (a multiple of ``region_alignment``) and a length L
 window of words ``[(h_k XOR t)·256 + l_k, … + L_k)``, a different page every step inside an
 aligned block of 2^⌈log2 T⌉ pages. The state follows
 
-    s_{t+1} = 0.8·s_t + 0.15·seed_t + 0.05·tile(c) + ε_t,   ε_t ~ N(0, 0.1² I),
+    s_{t+1} = 0.8·s_t + 0.15·seed_t + 0.05·tile(c) + ε_t,   ε_t ~ N(0, 0.1² I) clipped at ±4σ,
     seed_t  = (1/K) Σ_k tile(seed(memory[window_k(t)])),
     seed(words) = +1 where the mean of a bit position over the words is above 1/2, else −1,
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from assembly_gym.envs.memory.config import MemoryWorldConfig
+from assembly_gym.envs.memory.config import CLIP_SIGMAS, MemoryWorldConfig
 from assembly_gym.envs.memory.layout import MemoryLayout
 from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory
 from assembly_gym.envs.memory.population import build_memory
@@ -200,9 +200,9 @@ class MemoryWorld:
         regions = self.sample_regions(n, rng)
         c = self.encode_regions(regions, rng)
         terms = self.memory_terms(regions)
-        noise = rng.normal(0.0, cfg.noise_std, size=(n, cfg.sequence_length, cfg.state_dim))
+        noise = _clipped_normal(rng, cfg.noise_std, (n, cfg.sequence_length, cfg.state_dim))
         states = np.empty((n, cfg.sequence_length + 1, cfg.state_dim))
-        states[:, 0] = rng.normal(0.0, cfg.initial_std, size=(n, cfg.state_dim))
+        states[:, 0] = _clipped_normal(rng, cfg.initial_std, (n, cfg.state_dim))
         for t in range(cfg.sequence_length):
             states[:, t + 1] = self.transition_mean(states[:, t], terms[:, t], c) + noise[:, t]
         return Episodes(
@@ -212,6 +212,12 @@ class MemoryWorld:
             terms.astype(np.float32),
             noise.astype(np.float32),
         )
+
+
+def _clipped_normal(rng: np.random.Generator, std: float, size: tuple[int, ...]) -> np.ndarray:
+    """N(0, std²) draws clipped at ±CLIP_SIGMAS·std (one draw per value, as without the clip)."""
+    limit = CLIP_SIGMAS * std
+    return np.clip(rng.normal(0.0, std, size=size), -limit, limit)
 
 
 class ReadPredictionReward:

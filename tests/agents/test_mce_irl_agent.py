@@ -18,6 +18,8 @@ from assembly_gym.envs.legislative.demonstrations import (
 )
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
+pytestmark = pytest.mark.imitation
+
 
 @pytest.fixture(scope="module")
 def split():

@@ -76,6 +76,7 @@ def test_policy_agent_rejects_bad_arguments(deliberation):
         PolicyAgent(5, make_env=_make_env(records)).fit([])
 
 
+@pytest.mark.imitation
 def test_bc_learns_a_country_that_always_votes_the_same(assembly):
     demos = rollcall_demonstrations(assembly.data, [COUNTRY], with_infos=False)
     constant = [type(d)(d.country, d.obs, np.full_like(d.acts, 2), d.masks) for d in demos]

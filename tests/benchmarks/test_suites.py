@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +12,7 @@ from assembly_gym.agents.base import Agent
 from assembly_gym.benchmarks.commands.bench import _restricted
 from assembly_gym.benchmarks.executor import LocalExecutor
 from assembly_gym.benchmarks.suites import SUITES, Options, run_suite
-from assembly_gym.benchmarks.suites.base import build_task
+from assembly_gym.benchmarks.suites.base import AgentSpec, build_task
 
 QUICK = Options(quick=True, n_bootstrap=50)
 CHEAP = ("majority", "last-similar-vote", "maxent-irl (linear)")
@@ -23,8 +25,10 @@ def synthetic_result():
 
 def test_synthetic_suite_scores_every_agent_on_the_same_votes(synthetic_result):
     table = synthetic_result.table.set_index("agent")
-    specs = SUITES["synthetic"].agents(build_task(SUITES["synthetic"], QUICK), QUICK)
+    every_spec = SUITES["synthetic"].agents(build_task(SUITES["synthetic"], QUICK), QUICK)
+    specs = [s for s in every_spec if not s.missing]  # an agent's optional extra may be absent
     assert list(table.index) == [s.name for s in specs]
+    assert synthetic_result.skipped == {s.name: s.missing for s in every_spec if s.missing}
     # same held-out decisions for every agent that runs on every country
     every = table.loc[[s.name for s in specs if s.max_countries is None], "n"]
     assert (every == every.iloc[0]).all() and len(every) >= len(specs) - 1
@@ -49,8 +53,8 @@ def test_every_agent_honours_the_protocol():
     country = task.countries[0]
     obs, _, masks = task.test_arrays(country)
     for spec in SUITES["synthetic"].agents(task, QUICK):
-        if spec.name == "imitation BC":
-            continue  # slow; covered by tests/agents
+        if spec.name == "imitation BC" or spec.missing:
+            continue  # slow, covered by tests/agents; or its optional extra is absent here
         agent = spec.fit(task, [country])[country]
         assert isinstance(agent, Agent), spec.name
         probs = agent.action_probs(obs, masks)
@@ -196,6 +200,7 @@ def test_memory_suite_quick_through_the_cli(tmp_path, capsys):
     assert "memory_calibration.png" not in {p.name for p in tmp_path.iterdir()}
 
 
+@pytest.mark.imitation
 def test_neural_maxent_and_imitations_mce_irl_in_the_roll_call_suites(
     synthetic_result, unvotes_folder
 ):
@@ -222,3 +227,24 @@ def test_metric_bars_accept_intervals_a_rounding_error_away_from_the_value():
     })  # fmt: skip
     png = figure_png(metric_bars_figure(table, ["hit_rate"], "hits"))
     assert png.startswith(b"\x89PNG")
+
+
+def test_an_agent_whose_extra_is_missing_is_left_out_and_named():
+    def fit(task, countries):
+        raise AssertionError("never fitted: its extra is missing")
+
+    spec = AgentSpec("needs-more", fit, requires="no_such_package_here")
+    assert spec.missing == "needs `pip install 'assembly-gym[no_such_package_here]'`"
+    assert AgentSpec("has-it", fit, requires="numpy").missing is None
+    suite = SUITES["synthetic"]
+
+    def agents(task, options):
+        return [s for s in suite.agents(task, options) if s.name in CHEAP] + [spec]
+
+    extended = replace(suite, agents=agents)
+    result = run_suite(extended, QUICK, progress=False)
+    assert "needs-more" not in set(result.table["agent"])
+    assert result.skipped == {"needs-more": spec.missing}
+    assert "Not run: needs-more (needs `pip install 'assembly-gym[no_such_package_here]'`)." in (
+        result.to_markdown()
+    )

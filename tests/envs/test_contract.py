@@ -127,8 +127,28 @@ def test_render_without_a_mode_warns_and_returns_nothing(make):
         assert env.render() is None
 
 
+def test_rgb_array_returns_a_fresh_frame_of_one_size(make):
+    env = make(render_mode="rgb_array")
+    assert env.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
+    unstarted = env.unwrapped.render()  # a frame before reset too (says "not started")
+    _, info = env.reset(seed=0)
+    before = env.render()
+    env.step(_action(env, info))
+    after = env.render()
+    for frame in (unstarted, before, after):
+        assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8
+        assert frame.shape == (480, 640, 3)
+    assert not np.array_equal(before, after) and not np.array_equal(unstarted, before)
+    again = env.render()
+    assert again is not after and np.array_equal(again, after)
+    again[:] = 0  # a caller may draw on its frame: the next one is unchanged
+    assert np.array_equal(env.render(), after)
+
+
 def test_an_unknown_render_mode_is_an_error(make):
     with warnings.catch_warnings():  # gym.make warns of the unknown mode before the env refuses
         warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match=r"render_mode must be one of \['ansi', 'human'\]"):
-            make(render_mode="rgb_array")
+        with pytest.raises(
+            ValueError, match=r"render_mode must be one of \['ansi', 'human', 'rgb_array'\]"
+        ):
+            make(render_mode="pixels")

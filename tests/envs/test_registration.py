@@ -1,4 +1,11 @@
-"""Registration of the assembly/ ids: on `import envs` and through Gymnasium's plugin hook."""
+"""Registration of the assembly/ ids in fresh processes, on Gymnasium 0.29 and 1.x.
+
+On ``import assembly_gym`` (also spelled ``gym.register_envs(assembly_gym)``, Gymnasium's
+idiom that keeps linters from dropping the import); through Gymnasium 0.29's plugin hook (the
+``gymnasium.envs`` entry point) on a bare ``import gymnasium``; and, on either stack, through
+the ``"assembly_gym:assembly/RollCall-v0"`` form, which imports the package first, so that
+worker processes and scripts that hold only the id string find it (1.x has no plugin hook).
+"""
 
 from __future__ import annotations
 
@@ -15,22 +22,31 @@ from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_as
 from assembly_gym.envs.registration import ENV_IDS, register_envs
 
 FOUNDATION_IDS = ("assembly/RollCall-v0", "assembly/Deliberation-v0")
-HAS_PLUGIN_HOOK = hasattr(gym_registration, "load_plugin_envs")
+HAS_PLUGIN_HOOK = hasattr(gym_registration, "load_plugin_envs")  # Gymnasium 0.29
 
-# Each script runs in a fresh interpreter so that the import order is really the one named.
+# Each script runs in a fresh interpreter so that the import order is really the one named:
+# its imports, then the prefix gym.make gets before each id.
 SCRIPTS = {
-    "package first": "import assembly_gym\nimport gymnasium as gym\n",
-    "gymnasium first": "import gymnasium as gym\nimport assembly_gym\n",
-    "bare gymnasium": "import gymnasium as gym\n",
+    "package first": ("import assembly_gym\nimport gymnasium as gym\n", ""),
+    "gymnasium first": ("import gymnasium as gym\nimport assembly_gym\n", ""),
+    "bare gymnasium": ("import gymnasium as gym\n", ""),
+    "register_envs": (
+        "import gymnasium as gym\nimport assembly_gym\ngym.register_envs(assembly_gym)\n",
+        "",
+    ),
+    "module prefix": ("import gymnasium as gym\n", "assembly_gym:"),
 }
-_MAKE_BOTH = (
-    f"for env_id in {FOUNDATION_IDS!r}:\n"
-    "    env = gym.make(env_id)\n"
-    "    env.reset(seed=0)\n"
-    "    env.step(0)\n"  # YES in RollCall-v0, COSPONSOR at the DRAFT stage of Deliberation-v0
-    "    assert gym.spec(env_id).version == 0\n"
-    f"print('made', {len(FOUNDATION_IDS)})\n"
-)
+
+
+def _make_both(prefix: str) -> str:
+    return (
+        f"for env_id in {FOUNDATION_IDS!r}:\n"
+        f"    env = gym.make({prefix!r} + env_id)\n"
+        "    env.reset(seed=0)\n"
+        "    env.step(0)\n"  # YES in RollCall-v0, COSPONSOR at the DRAFT stage of Deliberation-v0
+        "    assert gym.spec(env_id).version == 0\n"
+        f"print('made', {len(FOUNDATION_IDS)})\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,12 +54,12 @@ def subprocess_results() -> dict[str, subprocess.CompletedProcess]:
     """Run every script at once (two cores), then hand out the results."""
     running = {
         name: subprocess.Popen(
-            [sys.executable, "-c", script + _MAKE_BOTH],
+            [sys.executable, "-c", imports + _make_both(prefix)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for name, script in SCRIPTS.items()
+        for name, (imports, prefix) in SCRIPTS.items()
         if name != "bare gymnasium" or HAS_PLUGIN_HOOK
     }
     results = {}
@@ -69,6 +85,19 @@ def test_import_orders_register_without_circular_import(subprocess_results, orde
 )
 def test_bare_gymnasium_import_finds_the_plugin(subprocess_results):
     result = subprocess_results["bare gymnasium"]
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"made {len(FOUNDATION_IDS)}"
+
+
+def test_gym_register_envs_finds_the_ids(subprocess_results):
+    result = subprocess_results["register_envs"]
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"made {len(FOUNDATION_IDS)}"
+
+
+def test_the_module_prefix_imports_the_package_on_every_stack(subprocess_results):
+    """``gym.make("assembly_gym:assembly/RollCall-v0")`` in a process that imported nothing."""
+    result = subprocess_results["module prefix"]
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"made {len(FOUNDATION_IDS)}"
 

@@ -14,6 +14,8 @@ from assembly_gym.irl.imitation_compat import (
 )
 from assembly_gym.irl.mdp import TabularMDP, random_mdp, sample_trajectories, soft_value_iteration
 
+pytestmark = pytest.mark.imitation
+
 
 def _problem():
     rng = np.random.default_rng(0)

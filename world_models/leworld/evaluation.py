@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -64,15 +66,15 @@ class LeWorldMetrics:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict[str, object]) -> LeWorldMetrics:
+    def from_dict(cls, values: Mapping[str, Any]) -> LeWorldMetrics:
         """Inverse of :meth:`to_dict`."""
         return cls(
             **{
                 **values,
-                "horizon_mse": tuple(values["horizon_mse"]),  # type: ignore[arg-type]
+                "horizon_mse": tuple(values["horizon_mse"]),
                 "slm_usage": tuple(values["slm_usage"]),
             }
-        )  # type: ignore[arg-type]
+        )
 
 
 def noise_floor(episodes: Episodes) -> np.ndarray:
@@ -80,8 +82,25 @@ def noise_floor(episodes: Episodes) -> np.ndarray:
     return (episodes.noise.astype(np.float64) ** 2).mean(axis=(1, 2))
 
 
+class _Predicted(Protocol):
+    predictions: torch.Tensor  # ŝ_{t+1}, shape (B, T, state_dim)
+
+
+class _SequenceModel(Protocol):
+    """One-step predictions along whole sequences (the system's ``run``)."""
+
+    def run(
+        self,
+        batch: SequenceBatch,
+        *,
+        use_query: bool | None = ...,
+        read_mode: str = ...,
+        generator: torch.Generator | None = ...,
+    ) -> _Predicted: ...
+
+
 def sequence_mse(
-    system: torch.nn.Module,
+    system: _SequenceModel,
     episodes: Episodes,
     *,
     use_query: bool | None = None,

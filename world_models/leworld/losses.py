@@ -88,10 +88,11 @@ def phase1_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, d
     slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
     targets = system.oracle_reads(rows.regions, rows.step)
     logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
-    address = sum(
+    page_ce, offset_ce, length_ce = (
         F.cross_entropy(lg.flatten(0, 1), tg.flatten())
         for lg, tg in zip(logits, targets, strict=True)
     )
+    address = page_ce + offset_ce + length_ce
     exact = (slm.page == targets[0]) & (slm.offset == targets[1]) & (slm.length_code == targets[2])
     confidence = F.binary_cross_entropy(slm.confidence, exact.to(slm.confidence.dtype))
     ones = torch.ones_like(slm.confidence)

@@ -17,6 +17,8 @@ others get no gradient on their logits (theirs would be scaled by their small pr
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -83,8 +85,8 @@ class _StraightThroughRead(torch.autograd.Function):
     """Forward: the hard read. Backward: gradients of the factorised surrogate (module doc)."""
 
     @staticmethod
-    def forward(  # type: ignore[override]
-        ctx: torch.autograd.function.FunctionCtx,
+    def forward(
+        ctx: Any,  # torch's context object, a namespace (it gets top_k)
         page_probs: torch.Tensor,
         offset_probs: torch.Tensor,
         length_probs: torch.Tensor,
@@ -102,9 +104,7 @@ class _StraightThroughRead(torch.autograd.Function):
         return range_means(prefix, start, _ends(start, length_code + 1, prefix.shape[0] - 1))
 
     @staticmethod
-    def backward(  # type: ignore[override]
-        ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor
-    ) -> tuple[torch.Tensor | None, ...]:
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         *probs, page, offset, length_code, prefix = ctx.saved_tensors
         candidates = tuple(_candidates(p, ctx.top_k) for p in probs)
         alternatives = read_alternatives(prefix, page, offset, length_code, candidates)  # type: ignore[arg-type]
@@ -166,6 +166,8 @@ class ArtificialMemory(nn.Module):
         top_k: alternatives per factor the straight-through gradient looks up (None: all).
         generator: initialises the encoder.
     """
+
+    prefix: torch.Tensor  # a buffer: declared for the type checker (nn.Module.__getattr__)
 
     def __init__(
         self,

@@ -107,6 +107,9 @@ class LeWorldSystem(nn.Module):
         torch.Size([2, 4, 64])
     """
 
+    temperature: torch.Tensor  # buffers: declared for the type checker (nn.Module.__getattr__)
+    residual_std: torch.Tensor
+
     def __init__(
         self,
         world_config: MemoryWorldConfig,

@@ -194,9 +194,12 @@ def train_phase(
 
 def _as_batch(data: SequenceBatch | StepBatch, phase: int) -> SequenceBatch | StepBatch:
     """Phases 1 and 2 train on rows of steps, phase 3 on whole sequences."""
-    if phase < 3 and isinstance(data, SequenceBatch):
-        return data.steps()
-    return data
+    return _steps(data) if phase < 3 else data
+
+
+def _steps(data: SequenceBatch | StepBatch) -> StepBatch:
+    """Rows of steps."""
+    return data.steps() if isinstance(data, SequenceBatch) else data
 
 
 def _phase_functions(
@@ -213,7 +216,7 @@ def _phase_functions(
         system.eval()
         with torch.no_grad():
             if phase == 1:
-                rows = _as_batch(data, 1)
+                rows = _steps(data)
                 chunks = torch.arange(len(rows)).split(_EVAL_ROWS)
                 value = sum(
                     float(phase1_loss(system, rows.select(c))[0]) * len(c) for c in chunks

@@ -16,7 +16,7 @@ import csv
 import gzip
 import io
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -357,7 +357,7 @@ def parse_dates(path: Path, values: pd.Series, name: str) -> pd.Series:
     return dates
 
 
-def parse_codes(path: Path, values: pd.Series, codes: dict[str, int], name: str) -> np.ndarray:
+def parse_codes(path: Path, values: pd.Series, codes: Mapping[str, int], name: str) -> np.ndarray:
     """Vote codes mapped by ``codes`` (spelling → code), shape (n_rows,) int8.
 
     Raises:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Literal, NoReturn, overload
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.documents.names import NameCollector
@@ -61,6 +61,14 @@ class JsonReader:
             self.fail(f"expected an object, got {describe(value)}", row, prefix + key)
         return value
 
+    @overload
+    def text(
+        self, parent: dict, key: str, row: str | None, prefix: str = "", *, required: Literal[True]
+    ) -> str: ...
+    @overload
+    def text(
+        self, parent: dict, key: str, row: str | None, prefix: str = "", required: bool = False
+    ) -> str | None: ...
     def text(
         self, parent: dict, key: str, row: str | None, prefix: str = "", required: bool = False
     ) -> str | None:

@@ -88,7 +88,16 @@ def test_every_experiment_has_a_smoke_test():
     assert sorted(TINY) == list(EXPERIMENTS)
 
 
-@pytest.mark.parametrize("name", EXPERIMENTS)
+NEEDS_IMITATION = {"irl_speed", "mce_irl_rollcall"}  # comparisons with imitation's MCEIRL
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.imitation) if n in NEEDS_IMITATION else n
+        for n in EXPERIMENTS
+    ],
+)
 def test_experiment_runs_on_a_tiny_size(name, request, small_unvotes_folder, capsys):
     flags, expected = TINY[name]
     if CHECKPOINT in flags:

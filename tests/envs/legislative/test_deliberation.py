@@ -13,7 +13,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.paths import unvotes_dir
-from assembly_gym.envs.legislative.deliberation import STATE_NAMES, DeliberationEnv
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES, TALLY_KEYS, DeliberationEnv
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.resolutions import generate_resolution_records
@@ -23,6 +23,8 @@ from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_as
 
 ENV_ID = "assembly/Deliberation-v0"
 ABOUT_KEYS = {"country", "rcid", "symbol", "session", "title", "description"}
+STEP_KEYS = {"stage", "action_mask", "recorded_action", "acted_stage", "invalid_action", "tally",
+             "adopted"}  # fmt: skip
 EXPECTED_MASKS = {
     Stage.DRAFT: [True, False, False, False, True],
     Stage.COMMITTEE_VOTE: [False, True, True, True, True],
@@ -251,16 +253,15 @@ def _recorded(records, info, stage: Stage) -> int | None:
 
 def test_info_reveals_the_record_only_for_the_stage_just_played(env, records):
     _, info = env.reset(seed=3)
-    assert set(info) == ABOUT_KEYS | {"stage", "action_mask"}
+    assert set(info) == ABOUT_KEYS | STEP_KEYS  # the step keys, with nothing played yet
+    assert (info["recorded_action"], info["acted_stage"], info["invalid_action"]) == (-1, "", False)
+    assert info["tally"] == dict.fromkeys(TALLY_KEYS, 0) and info["adopted"] is False
     for action in (Action.NO_ACTION, Action.YES, Action.ABSTAIN):
         acted = Stage[info["stage"]]
         _, _, _, _, info = env.step(action)
         assert info["acted_stage"] == acted.name
         assert info["recorded_action"] == _recorded(records, info, acted)
-    assert set(info) == ABOUT_KEYS | {
-        "stage", "action_mask", "recorded_action", "acted_stage", "invalid_action", "tally",
-        "adopted",
-    }  # fmt: skip
+    assert set(info) == ABOUT_KEYS | STEP_KEYS
 
 
 def test_tally_counts_the_agents_own_vote(records):
@@ -348,9 +349,10 @@ def test_scripted_dynamics_are_played_exactly(records_20):
     plenary = np.tile(np.array([3] + [1] * 19), (5, 1))
     infos = _play(records_20, _scripted_dynamics(records_20, committee, plenary),
                   (Action.NO_ACTION, Action.ABSTAIN, Action.YES))  # fmt: skip
-    assert infos[0]["tally"] == {"sponsors": 0}
-    assert infos[1]["tally"] == {"yes": 10, "no": 5, "abstain": 5}
-    assert infos[2]["tally"] == {"yes": 1, "no": 19, "abstain": 0} and not infos[2]["adopted"]
+    assert infos[0]["tally"] == {"sponsors": 0, "yes": 0, "no": 0, "abstain": 0}
+    assert infos[1]["tally"] == {"sponsors": 0, "yes": 10, "no": 5, "abstain": 5}
+    assert infos[2]["tally"] == {"sponsors": 0, "yes": 1, "no": 19, "abstain": 0}
+    assert not infos[2]["adopted"]
 
 
 def test_plenary_context_uses_the_exact_committee_share(records_20):
@@ -360,8 +362,8 @@ def test_plenary_context_uses_the_exact_committee_share(records_20):
     plenary[1], plenary[2] = 1, 2  # bin 1: everyone no; bin 2 (0.65 ≤ share < 0.8): abstain
     infos = _play(records_20, _scripted_dynamics(records_20, committee, plenary),
                   (Action.NO_ACTION, Action.YES, Action.NO_ACTION))  # fmt: skip
-    assert infos[1]["tally"] == {"yes": 13, "no": 7, "abstain": 0}
-    assert infos[2]["tally"] == {"yes": 0, "no": 0, "abstain": 19}  # bin 2, as fitted
+    assert infos[1]["tally"] == {"sponsors": 0, "yes": 13, "no": 7, "abstain": 0}
+    assert infos[2]["tally"] == {"sponsors": 0, "yes": 0, "no": 0, "abstain": 19}  # bin 2
 
 
 def test_a_plenary_tie_is_not_adopted(records_20):
@@ -369,10 +371,12 @@ def test_a_plenary_tie_is_not_adopted(records_20):
     plenary = np.tile(np.array([3] + [0] * 9 + [1] * 9 + [2]), (5, 1))
     tie = _play(records_20, _scripted_dynamics(records_20, committee, plenary),
                 (Action.NO_ACTION, Action.YES, Action.ABSTAIN))  # fmt: skip
-    assert tie[2]["tally"] == {"yes": 9, "no": 9, "abstain": 2} and not tie[2]["adopted"]
+    assert tie[2]["tally"] == {"sponsors": 0, "yes": 9, "no": 9, "abstain": 2}
+    assert not tie[2]["adopted"]
     win = _play(records_20, _scripted_dynamics(records_20, committee, plenary),
                 (Action.NO_ACTION, Action.YES, Action.YES))  # fmt: skip
-    assert win[2]["tally"] == {"yes": 10, "no": 9, "abstain": 1} and win[2]["adopted"]
+    assert win[2]["tally"] == {"sponsors": 0, "yes": 10, "no": 9, "abstain": 1}
+    assert win[2]["adopted"]
 
 
 # ---------------------------------------------------------------------- rewards and render

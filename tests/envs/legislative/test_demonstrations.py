@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from imitation.data.types import Trajectory
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, Vote
@@ -127,9 +126,11 @@ def test_deliberation_demonstrations_show_the_recorded_tallies(records):
         assert [i["stage"] for i in demo.infos] == ["DRAFT", "COMMITTEE_VOTE", "PLENARY_VOTE"]
         sponsors = records.sponsors[:, column]
         committee, plenary = records.committee[:, column], records.plenary[:, column]
-        assert demo.infos[0]["tally"] == {"sponsors": int(sponsors.sum())}
+        no_votes = {v.name.lower(): 0 for v in Vote}
+        assert demo.infos[0]["tally"] == {"sponsors": int(sponsors.sum()), **no_votes}
         for info, votes in ((demo.infos[1], committee), (demo.infos[2], plenary)):
-            assert info["tally"] == {v.name.lower(): int((votes == v).sum()) for v in Vote}
+            cast = {v.name.lower(): int((votes == v).sum()) for v in Vote}
+            assert info["tally"] == {"sponsors": 0, **cast}
         layout = env.layout
         assert demo.obs[1, layout.index("sponsor_share")] == pytest.approx(sponsors.mean())
         cast = plenary[plenary != ABSENT]
@@ -173,7 +174,10 @@ def _assert_same_demos(a: list[Demonstration], b: list[Demonstration]):
         _assert_same_infos(x.infos, y.infos)
 
 
+@pytest.mark.imitation
 def test_imitation_round_trip_is_lossless(assembly, records):
+    from imitation.data.types import Trajectory
+
     rollcall = rollcall_demonstrations(assembly.data, assembly.data.country_names[:2])
     deliberation = deliberation_demonstrations(records, records.country_names[:1])[:5]
     unfinished = Demonstration(
@@ -187,6 +191,7 @@ def test_imitation_round_trip_is_lossless(assembly, records):
         _assert_same_demos(demos, from_imitation(trajectories))
 
 
+@pytest.mark.imitation
 def test_imitation_round_trip_without_infos_keeps_country_and_masks(assembly):
     demos = rollcall_demonstrations(
         assembly.data, assembly.data.country_names[:1], with_infos=False
@@ -198,7 +203,10 @@ def test_imitation_round_trip_without_infos_keeps_country_and_masks(assembly):
         np.testing.assert_array_equal(x.masks, y.masks)
 
 
+@pytest.mark.imitation
 def test_from_imitation_needs_the_country():
+    from imitation.data.types import Trajectory
+
     trajectory = Trajectory(obs=np.zeros((2, 3)), acts=np.zeros(1, dtype=np.int64),
                             infos=np.array([{}]), terminal=True)  # fmt: skip
     with pytest.raises(DataError, match="infos lack 'country'"):

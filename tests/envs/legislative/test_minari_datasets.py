@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
+import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.deliberation import resolution_records
+from assembly_gym.envs.legislative.deliberation import TALLY_KEYS, resolution_records
 from assembly_gym.envs.legislative.demonstrations import (
     Demonstration,
     deliberation_demonstrations,
@@ -55,8 +57,8 @@ def test_deliberation_round_trip_keeps_stage_tallies(assembly, tmp_path):
     )
     loaded = from_minari("assembly/deliberation-test-v0", root=tmp_path)
     _assert_same(demos, loaded)
-    assert set(loaded[0].infos[0]["tally"]) == {"sponsors"}
-    assert set(loaded[0].infos[1]["tally"]) == {"yes", "no", "abstain"}
+    assert loaded[0].infos[0]["tally"]["sponsors"] == demos[0].infos[0]["tally"]["sponsors"]
+    assert all(set(info["tally"]) == set(TALLY_KEYS) for info in loaded[0].infos)
 
 
 def test_nothing_to_export(tmp_path):
@@ -70,3 +72,44 @@ def test_none_in_infos_is_refused(assembly, tmp_path):
     broken = Demonstration(demo.country, demo.obs, demo.acts, demo.masks, infos)
     with pytest.raises(DataError, match="may not be None"):
         to_minari([broken], "assembly/none-v0", env_id="assembly/RollCall-v0", root=tmp_path)
+
+
+# ---------------------------------------------------------------------- Minari's DataCollector
+
+
+@pytest.mark.parametrize("env_id", ["assembly/RollCall-v0", "assembly/Deliberation-v0"])
+def test_minari_data_collector_records_every_info(assembly, env_id, tmp_path, monkeypatch):
+    """Minari's own recorder: reset and step infos share keys and dtypes, so it stores them."""
+    pytest.importorskip("jax", reason="DataCollector needs minari[create] (jax)")
+    from minari import DataCollector, load_dataset
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    data = assembly.data if env_id == "assembly/RollCall-v0" else resolution_records(assembly)
+    env = DataCollector(gym.make(env_id, data=data), record_infos=True)
+    env.action_space.seed(0)
+    observations, infos = [], []
+    for seed in (0, 1):
+        obs, info = env.reset(seed=seed)
+        observations.append([obs])
+        infos.append([info])
+        terminated = False
+        while not terminated:
+            obs, _, terminated, _, info = env.step(env.action_space.sample())
+            observations[-1].append(obs)
+            infos[-1].append(info)
+    dataset_id = f"assembly/{env_id.split('/')[1].lower()}-collector-v0"
+    env.create_dataset(dataset_id, algorithm_name="random", author="tests", description="test")
+    env.close()
+    episodes = list(load_dataset(dataset_id).iterate_episodes())
+    assert len(episodes) == 2
+    for episode, seen_obs, seen_infos in zip(episodes, observations, infos, strict=True):
+        np.testing.assert_array_equal(episode.observations, np.stack(seen_obs))
+        assert set(episode.infos) == set(seen_infos[0])
+        for key, values in episode.infos.items():
+            if isinstance(values, dict):  # a nested dict (the Deliberation tally) per key
+                for sub, column in values.items():
+                    assert column.tolist() == [info[key][sub] for info in seen_infos]
+            elif values.dtype == object:  # text comes back as UTF-8 bytes
+                assert [v.decode() for v in values] == [info[key] for info in seen_infos]
+            else:
+                np.testing.assert_array_equal(values, np.stack([i[key] for i in seen_infos]))

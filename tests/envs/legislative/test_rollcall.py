@@ -215,7 +215,8 @@ def test_step_before_reset_and_after_termination_needs_reset(env):
 
 def test_info_reveals_a_recorded_vote_only_after_it_is_cast(env, data):
     _, info = env.reset(seed=2)
-    assert set(info) == INFO_KEYS  # nothing about the vote to come
+    assert set(info) == INFO_KEYS | {"recorded_action", "voted_rcid"}  # the step keys, and
+    assert info["recorded_action"] == info["voted_rcid"] == -1  # nothing about the vote to come
     row = data.country_index(info["country"])
     terminated = False
     while not terminated:

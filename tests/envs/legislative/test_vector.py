@@ -1,19 +1,33 @@
-"""The native vector envs equal N single envs seeded seed + i, step for step."""
+"""The native vector envs equal Gymnasium's SyncVectorEnv of single envs, step for step.
+
+Under each autoreset rule of the stack (1.x: NEXT_STEP and SAME_STEP; 0.29: its same-step
+rule) and under the standard statistics wrapper, which must record the same episodes:
+observations, rewards, terminations, every info the SyncVectorEnv gives and its masks.
+"""
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 import assembly_gym  # noqa: F401
 from assembly_gym.core.errors import InvalidActionError
-from assembly_gym.envs.legislative.deliberation import DeliberationEnv
-from assembly_gym.envs.legislative.rollcall import RollCallEnv
+from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.envs.legislative.vector import DeliberationVectorEnv, RollCallVectorEnv
 from assembly_gym.envs.registration import make_native_vec
+from assembly_gym.envs.vector_api import (
+    AUTORESET_MODES,
+    GYMNASIUM_1,
+    NEXT_STEP,
+    SAME_STEP,
+    VectorEpisodeStatistics,
+    sync_vector_env,
+)
 
 N = 4
+STEPS = {"assembly/RollCall-v0": 40, "assembly/Deliberation-v0": 13}
 
 
 @pytest.fixture(scope="module")
@@ -23,44 +37,62 @@ def assembly():
     )
 
 
-def _valid_actions(rng, masks):
-    return np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+def _actions(rng, masks):
+    """A random valid action per sub-env (NO_ACTION where none is valid: the episode is over)."""
+    return np.array([rng.choice(np.flatnonzero(m)) if m.any() else Action.NO_ACTION for m in masks])
 
 
-def _run_both(vector, singles, n_actions, steps, seed, masked=False):
-    obs, infos = vector.reset(seed=seed)
-    single_obs = [env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]
-    np.testing.assert_array_equal(obs, np.stack(single_obs))
-    rng = np.random.default_rng(0)
-    episodes_ended = 0
-    for _ in range(steps):
-        actions = (
-            _valid_actions(rng, vector.action_masks()) if masked else rng.integers(0, n_actions, N)
-        )
-        obs, rewards, terminated, truncated, infos = vector.step(actions)
-        assert not truncated.any()
-        for i, env in enumerate(singles):
-            expected, reward, done, _, _ = env.step(int(actions[i]))
-            assert terminated[i] == done and rewards[i] == pytest.approx(reward)
-            if done:
-                episodes_ended += 1
-                assert infos["_final_observation"][i]
-                np.testing.assert_array_equal(infos["final_observation"][i], expected)
-                expected, _ = env.reset()
-            np.testing.assert_array_equal(obs[i], expected)
-    return episodes_ended
+def _assert_same(native, sync, path="infos"):
+    """Every key of ``sync`` is in ``native`` with the same values (episode times aside)."""
+    if isinstance(sync, dict):
+        for key, value in sync.items():
+            if path.endswith("['episode']") and key == "t":
+                continue  # wall-clock durations
+            assert key in native, f"{path}[{key!r}] is missing"
+            _assert_same(native[key], value, f"{path}[{key!r}]")
+    elif isinstance(sync, (tuple, list)) or getattr(sync, "dtype", None) == np.dtype(object):
+        assert len(native) == len(sync), path  # a step's results; dicts per sub-env (0.29)
+        for i, value in enumerate(sync):
+            _assert_same(native[i], value, f"{path}[{i}]")
+    else:
+        np.testing.assert_array_equal(native, sync, err_msg=path)
 
 
-def test_rollcall_vector_equals_single_envs(assembly):
-    vector = RollCallVectorEnv(N, data=assembly)
-    singles = [RollCallEnv(assembly) for _ in range(N)]
-    assert _run_both(vector, singles, 3, 60, seed=11) >= N  # autoresets were exercised
+@pytest.mark.parametrize("mode", AUTORESET_MODES, ids=str)
+@pytest.mark.parametrize("env_id", list(STEPS))
+def test_native_vector_equals_sync_vector_env(assembly, env_id, mode):
+    native = VectorEpisodeStatistics(make_native_vec(env_id, N, data=assembly, autoreset_mode=mode))
+    sync = VectorEpisodeStatistics(
+        sync_vector_env([lambda: gym.make(env_id, data=assembly)] * N, mode)
+    )
+    assert native.unwrapped.metadata["autoreset_mode"] == mode
+    obs, infos = native.reset(seed=11)
+    _assert_same((obs, infos), sync.reset(seed=11))
+    rng, episodes = np.random.default_rng(0), 0
+    for _ in range(STEPS[env_id]):
+        actions = _actions(rng, infos["action_mask"])
+        *results, infos = native.step(actions)
+        *expected, expected_infos = sync.step(actions)
+        _assert_same(results, expected, "step")
+        _assert_same(infos, expected_infos)
+        episodes += int(expected_infos.get("_episode", np.zeros(N)).sum())
+    assert episodes >= N  # autoresets were exercised, and the statistics recorded them
+    assert list(native.return_queue) == list(sync.return_queue)
+    assert list(native.length_queue) == list(sync.length_queue)
 
 
-def test_deliberation_vector_equals_single_envs(assembly):
-    vector = DeliberationVectorEnv(N, data=assembly)
-    singles = [DeliberationEnv(assembly) for _ in range(N)]
-    assert _run_both(vector, singles, 5, 12, seed=3, masked=True) == 4 * N
+def test_autoreset_modes_of_the_stack(assembly):
+    default = make_native_vec("assembly/RollCall-v0", N, data=assembly)
+    assert default.unwrapped.metadata["autoreset_mode"] == (NEXT_STEP if GYMNASIUM_1 else SAME_STEP)
+    same = RollCallVectorEnv(N, data=assembly, autoreset_mode="SameStep")
+    assert same.metadata["autoreset_mode"] == SAME_STEP
+    assert default.unwrapped.metadata is not same.metadata  # per instance, not the class's
+    unsupported = ["Disabled"] if GYMNASIUM_1 else ["Disabled", NEXT_STEP]
+    for mode in unsupported:
+        with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+            RollCallVectorEnv(N, data=assembly, autoreset_mode=mode)
+    with pytest.raises(ValueError, match="no time limit"):
+        DeliberationVectorEnv(N, data=assembly, max_episode_steps=5)
 
 
 def test_deliberation_vector_invalid_actions(assembly):
