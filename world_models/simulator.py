@@ -97,8 +97,8 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     legislative envs are, as a hemicycle, here of 100 seats, each 1% of the latest vote (or
     of the sponsor share before the first vote), with the stages and the outcome; any other
     as bars of the state dimensions (those :meth:`render_text` shows) and their trace over
-    the episode. "ansi": the state as text; "human": prints that text (for a window, wrap
-    an "rgb_array" env in ``gymnasium.wrappers.HumanRendering``).
+    the episode. "human": that picture in a window (pygame), after every step too. "ansi": the
+    state as text.
 
     ## Version History
     * v0: initial version; changed since under the same id (a v1 was never cut): the reset

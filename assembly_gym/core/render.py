@@ -1,9 +1,9 @@
 """Render modes of the ``assembly/`` envs and the drawing tools their pictures share.
 
-Every env renders in three modes: "ansi" returns its state as text, "human" prints that
-text (a terminal is the display Gymnasium's "human" mode allows besides a window; for a
-window, wrap an "rgb_array" env in Gymnasium's ``HumanRendering``), and "rgb_array"
-returns a picture, a fresh ``uint8`` array of shape (480, 640, 3).
+Every env renders in three modes: "rgb_array" returns a picture, a fresh ``uint8`` array of
+shape (480, 640, 3); "human" shows that picture in a pygame window, after every step too,
+at ``metadata["render_fps"]`` (as Gymnasium's classic-control envs do); "ansi" returns the
+state as text.
 
 The pictures are drawn with Pillow on a light background: :func:`font`, :func:`draw_text`,
 :func:`fit_text`, :func:`line_plot` and :func:`bar_chart` are what more than one env family
@@ -54,11 +54,11 @@ PALETTE: tuple[Colour, ...] = (
 """Line colours of plots (matplotlib's "tab10", first eight)."""
 
 
-class RenderModes:
-    """Mixin for a ``gym.Env`` with ``render_text()``, ``render_frame()`` and ``render_mode``."""
+class RenderModes(gym.Env[Any, Any]):
+    """Base of the envs: ``render()`` in each mode, from ``render_text`` and ``render_frame``."""
 
-    render_mode: str | None
-    metadata: dict
+    _window: Any = None  # "human" mode's pygame display surface, opened by the first frame
+    _clock: Any = None
 
     def _checked_render_mode(self, render_mode: str | None) -> str | None:
         """``render_mode`` if the env's ``metadata["render_modes"]`` has it (or it is None).
@@ -81,7 +81,7 @@ class RenderModes:
     # Any, not str | np.ndarray | None: Gymnasium 0.29 types Env.render with an unbound
     # TypeVar, which no narrower return type of this mixin's render can match.
     def render(self) -> Any:
-        """A frame ("rgb_array"), the state as text ("ansi"), or print the text ("human")."""
+        """A frame ("rgb_array"), the state as text ("ansi"), or show the frame ("human")."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() called without a render_mode; pass render_mode='rgb_array' or 'ansi'"
@@ -89,16 +89,40 @@ class RenderModes:
             return None
         if self.render_mode == "rgb_array":
             return self.render_frame()
-        text = self.render_text()
         if self.render_mode == "human":
-            print(text)
+            self._show_frame()
             return None
-        return text
+        return self.render_text()
 
     def _show_step(self) -> None:
-        """Print the state after a step in "human" mode (Gymnasium renders on every step)."""
+        """Show the state after a reset or step in "human" mode (Gymnasium's convention)."""
         if self.render_mode == "human":
-            print(self.render_text())
+            self._show_frame()
+
+    def _show_frame(self) -> None:
+        """Draw the current frame in the pygame window (opened on first use), at the env's fps."""
+        import pygame  # a dependency, imported only by "human" mode
+
+        frame = self.render_frame()
+        if self._window is None:
+            pygame.init()
+            pygame.display.set_caption(type(self).__name__)
+            self._window = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
+            self._clock = pygame.time.Clock()
+        pygame.surfarray.blit_array(self._window, frame.swapaxes(0, 1))
+        pygame.event.pump()
+        pygame.display.flip()
+        self._clock.tick(self.metadata["render_fps"])
+
+    def close(self) -> None:
+        """Close the "human" window, if one is open."""
+        if self._window is not None:
+            import pygame
+
+            pygame.display.quit()
+            pygame.quit()
+            self._window = None
+        super().close()
 
 
 @functools.lru_cache(maxsize=1024)

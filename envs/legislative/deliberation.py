@@ -284,8 +284,8 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     country (the most frequent yes voters on the left), coloured by what each did at the
     stage just played (sponsored or not; voted yes, no, abstain or not at all), the
     country's own seat ringed, with the stages, the tally and, at the end, the outcome.
-    "ansi": the state as text; "human": prints that text (for a window, wrap an
-    "rgb_array" env in ``gymnasium.wrappers.HumanRendering``).
+    "human": that picture in a window (pygame), after every step too. "ansi": the
+    state as text.
 
     ## Version History
     * v0: initial version; changed since under the same id (a v1 was never cut): the 56

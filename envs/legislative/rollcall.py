@@ -191,8 +191,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     country (the most frequent yes voters on the left), coloured by the recorded votes on
     the roll call just voted, the country's own seat by the agent's vote and ringed, with
     the tally, the outcome (adopted when yes > no) and the progress through the episode.
-    "ansi": the state as text; "human": prints that text (for a window, wrap an
-    "rgb_array" env in ``gymnasium.wrappers.HumanRendering``).
+    "human": that picture in a window (pygame), after every step too. "ansi": the
+    state as text.
 
     ## Version History
     * v0: initial version; changed since under the same id (a v1 was never cut):

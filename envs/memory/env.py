@@ -98,9 +98,8 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     column per word (shaded by its share of 1 bits), with the relevant windows of the coming
     step, those of earlier steps, the reads so far (hits green, misses orange), the last
     read's reward, and plots of the state trace and the rewards. The relevant windows are
-    hidden from the agent, not from the viewer. "ansi": the last read and the windows as
-    text; "human": prints that text (for a window, wrap an "rgb_array" env in
-    ``gymnasium.wrappers.HumanRendering``).
+    hidden from the agent, not from the viewer. "human": that picture in a window
+    (pygame), after every step too. "ansi": the last read and the windows as text.
 
     ## Version History
     * v0: initial version; changed since under the same id (a v1 was never cut): ε_t and s_0

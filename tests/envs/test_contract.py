@@ -107,17 +107,24 @@ def test_ansi_returns_the_state_as_text(make):
     assert isinstance(after, str) and after != before
 
 
-def test_human_prints_what_ansi_returns_and_on_every_step(make, capsys):
-    ansi, human = make(render_mode="ansi"), make(render_mode="human")
-    _, info = ansi.reset(seed=0)
+def test_human_shows_the_rgb_array_frame_in_a_window_on_every_step(make, monkeypatch):
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # a window without a display
+    pictures, human = make(render_mode="rgb_array"), make(render_mode="human")
+    _, info = pictures.reset(seed=0)
     human.reset(seed=0)
-    capsys.readouterr()
-    assert human.render() is None
-    assert capsys.readouterr().out == ansi.render() + "\n"
-    action = _action(ansi, info)
-    ansi.step(action)
-    human.step(action)
-    assert capsys.readouterr().out == ansi.render() + "\n"
+    try:
+        assert human.render() is None
+        shown = pygame.surfarray.array3d(pygame.display.get_surface()).swapaxes(0, 1)
+        np.testing.assert_array_equal(shown, pictures.render())
+        action = _action(pictures, info)
+        pictures.step(action)
+        human.step(action)  # shows the new frame without being asked
+        shown = pygame.surfarray.array3d(pygame.display.get_surface()).swapaxes(0, 1)
+        np.testing.assert_array_equal(shown, pictures.render())
+    finally:
+        human.close()
+    assert not pygame.display.get_init()
 
 
 def test_render_without_a_mode_warns_and_returns_nothing(make):
