@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import os
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "imitation" in item.keywords:
             item.add_marker(skip)
 
+
+# "human" renders open a pygame window: the tests draw it to no screen.
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 _VOTE_WORDS = {Vote.YES: "yes", Vote.NO: "no", Vote.ABSTAIN: "abstain"}
 

@@ -70,12 +70,11 @@ def _episode(env, seed, actions=(Action.COSPONSOR, Action.YES, Action.NO), optio
 # ---------------------------------------------------------------------- checkers and spaces
 
 
-def test_gymnasium_checker_passes_without_warnings(records, capsys):
+def test_gymnasium_checker_passes_without_warnings(records):
     env = gym.make(ENV_ID, data=records)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gym_check_env(env.unwrapped)
-    assert "Deliberation-v0" in capsys.readouterr().out
+        gym_check_env(env.unwrapped)  # on Gymnasium 1.x it also renders every mode
 
 
 def test_sb3_checker_passes_without_warnings(records):

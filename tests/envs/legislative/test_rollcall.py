@@ -76,12 +76,11 @@ def _column(data: RollCallData, rcid: int) -> int:
 # ---------------------------------------------------------------------- checkers
 
 
-def test_gymnasium_checker_passes_without_warnings(data, capsys):
+def test_gymnasium_checker_passes_without_warnings(data):
     env = gym.make(ENV_ID, data=data)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gym_check_env(env.unwrapped)  # also renders every mode ("human" prints)
-    assert "RollCall-v0" in capsys.readouterr().out
+        gym_check_env(env.unwrapped)  # on Gymnasium 1.x it also renders every mode
 
 
 def test_sb3_checker_passes_without_warnings(data):
