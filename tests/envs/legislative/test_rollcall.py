@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env as gym_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.errors import DataError, InvalidActionError
@@ -74,19 +71,6 @@ def _column(data: RollCallData, rcid: int) -> int:
 
 
 # ---------------------------------------------------------------------- checkers
-
-
-def test_gymnasium_checker_passes_without_warnings(data):
-    env = gym.make(ENV_ID, data=data)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        gym_check_env(env.unwrapped)  # on Gymnasium 1.x it also renders every mode
-
-
-def test_sb3_checker_passes_without_warnings(data):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        sb3_check_env(RollCallEnv(data))
 
 
 def test_spaces_layout_and_observations_in_the_box(env):
