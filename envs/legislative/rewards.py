@@ -79,16 +79,19 @@ def batch_rewards(
         obs: observations the actions were taken in, shape (N, d).
         actions: actions, shape (N,).
         next_obs: observations after the step, shape (N, d).
-        infos: per-step info fields as arrays of length N.
+        infos: per-step info fields as arrays of length N (a dict-valued field, such as
+            Deliberation's ``tally``, as a dict of such arrays); row i is handed to
+            ``reward_fn`` as the single env's info of that step.
     """
     batch = getattr(reward_fn, "batch", None)
     if batch is not None:
         return np.asarray(batch(obs, actions, next_obs, infos), dtype=np.float64)
     rewards = np.empty(len(actions))
     for i, action in enumerate(actions):
-        info = {key: value[i] for key, value in infos.items()}
-        if info.get("recorded_action") == -1:
-            info["recorded_action"] = None
+        info = {
+            key: {k: v[i] for k, v in value.items()} if isinstance(value, dict) else value[i]
+            for key, value in infos.items()
+        }
         rewards[i] = reward_fn(obs[i], int(action), next_obs[i], info)
     return rewards
 

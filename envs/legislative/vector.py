@@ -405,17 +405,17 @@ class DeliberationVectorEnv(_BatchedEnv):
         counts = write_stage_outcomes(self._obs[:, self._offset :], stage, choices, self._rows)
         self._support = support_share(stage, counts, self.env.records.n_countries)
         recorded = recorded_actions(self.env.records, stage, self._rows, self._columns)
-        rewards = batch_rewards(
-            self.env.reward_fn, before, actions, self._obs,
-            {"recorded_action": recorded, "tally": counts},
-        )  # fmt: skip
-        self._stage = Stage(stage + 1)
-        done = np.full(self.num_envs, self._stage == Stage.TERMINAL)
         step_info = self._reset_step_info(self.num_envs)
         step_info["tally"].update(  # tally_dict's, batched
             {"sponsors": counts[:, 0]} if stage == Stage.DRAFT
             else {vote.name.lower(): counts[:, vote] for vote in Vote}
         )  # fmt: skip
+        rewards = batch_rewards(
+            self.env.reward_fn, before, actions, self._obs,
+            {"recorded_action": recorded, "tally": step_info["tally"]},
+        )  # fmt: skip
+        self._stage = Stage(stage + 1)
+        done = np.full(self.num_envs, self._stage == Stage.TERMINAL)
         step_info.update(recorded_action=recorded, invalid_action=invalid,
                          acted_stage=np.full(self.num_envs, stage.name, dtype=object))  # fmt: skip
         return rewards, done, step_info

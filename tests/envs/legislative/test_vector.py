@@ -13,6 +13,7 @@ import pytest
 
 import assembly_gym  # noqa: F401
 from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.envs.legislative.deliberation import DeliberationEnv
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.envs.legislative.vector import DeliberationVectorEnv, RollCallVectorEnv
@@ -145,3 +146,27 @@ def test_bad_actions_and_sizes(assembly):
         vector.step(np.array([0, 1, 2, 3]))
     with pytest.raises(ValueError, match="num_envs must be ≥ 1"):
         RollCallVectorEnv(0, data=assembly)
+
+
+def test_a_row_wise_reward_sees_the_single_envs_info(assembly):
+    """recorded_action and the tally reach reward_fn as the single env hands them over."""
+    seen: dict[str, list] = {"single": [], "vector": []}
+
+    def recorder(name):
+        def reward(obs, action, next_obs, info):
+            seen[name].append((info["recorded_action"], dict(info["tally"])))
+            return 0.0
+
+        return reward
+
+    single = DeliberationEnv(assembly, reward_fn=recorder("single"))
+    vector = DeliberationVectorEnv(1, data=assembly, reward_fn=recorder("vector"))
+    single.reset(seed=3)
+    vector.reset(seed=3)
+    for action in (0, 1, 1):  # cosponsor, then yes twice
+        single.step(action)
+        vector.step(np.array([action]))
+    assert [(int(r), {k: int(v) for k, v in t.items()}) for r, t in seen["vector"]] == [
+        (int(r), t) for r, t in seen["single"]
+    ]
+    assert all(set(t) == {"sponsors", "yes", "no", "abstain"} for _, t in seen["vector"])
