@@ -24,6 +24,7 @@ from assembly_gym.core.errors import (
     DataError,
     InvalidActionError,
     MissingDependencyError,
+    RewardFunctionError,
 )
 from assembly_gym.envs.registration import ENV_IDS, make_native_vec, register_envs
 
@@ -41,6 +42,7 @@ __all__ = [
     "DataError",
     "InvalidActionError",
     "MissingDependencyError",
+    "RewardFunctionError",
     "__version__",
     "make_native_vec",
     "register_envs",

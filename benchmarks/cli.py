@@ -4,6 +4,10 @@ Each subcommand is a module of :mod:`assembly_gym.benchmarks.commands` with
 ``register(subparsers)``, which adds its parser and sets ``run(args) -> int`` as the parser's
 default.
 
+Exit codes: 0 done; 2 bad input (a flag's value, an output path, the data, a saved model:
+one line on stderr, checked before any work where it can be); 130 interrupted (Ctrl-C).
+Other errors are bugs and keep their traceback.
+
 Example:
     $ assembly-gym bench                              # synthetic default
     $ assembly-gym bench --data ../shared/data/unvotes
@@ -13,19 +17,33 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 import assembly_gym.benchmarks.commands
 from assembly_gym.core.errors import AssemblyGymError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["Parser", "build_parser", "main", "subcommand_parsers"]
+
+_HELPER_MODULES = frozenset({"arguments"})
+"""Modules of :mod:`assembly_gym.benchmarks.commands` that are not subcommands."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with a usage error on one line: ``PROG: error: MESSAGE (see --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: error: MESSAGE (see PROG --help)`` on stderr and exit with code 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every subcommand of :mod:`assembly_gym.benchmarks.commands`."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="assembly-gym",
         description=(
             "Environments, world models, inverse RL and benchmarks "
@@ -36,20 +54,63 @@ def build_parser() -> argparse.ArgumentParser:
     for module in sorted(
         pkgutil.iter_modules(assembly_gym.benchmarks.commands.__path__), key=lambda m: m.name
     ):
-        importlib.import_module(f"assembly_gym.benchmarks.commands.{module.name}").register(
-            subparsers
-        )
+        if module.name not in _HELPER_MODULES:
+            importlib.import_module(f"assembly_gym.benchmarks.commands.{module.name}").register(
+                subparsers
+            )
+    for command_parser in subcommand_parsers(parser):
+        command_parser.set_defaults(prog=command_parser.prog)  # the innermost one wins
     return parser
 
 
+def subcommand_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every parser under ``parser`` (``assembly-gym irl``, ``assembly-gym irl fit``, …)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):  # aliases share a parser
+                found += [child, *subcommand_parsers(child)]
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run a subcommand; bad input ends with a one-line error and exit code 2."""
+    """Run a subcommand; bad input ends with a one-line error and exit code 2.
+
+    A bad flag (argparse's check, at parse time) exits with ``SystemExit(2)``; an error met
+    later is returned as 2: the project's errors, and a file-system error on a path the user
+    named. Ctrl-C returns 130. Anything else keeps its traceback.
+    """
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args) or 0)
     except AssemblyGymError as error:
-        print(f"assembly-gym {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return _fail(args, str(error))
+    except OSError as error:
+        if not _on_named_path(error, args):
+            raise
+        return _fail(args, f"{error.filename}: {error.strerror}")
+    except KeyboardInterrupt:
+        print(f"{args.prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    print(f"{args.prog}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _on_named_path(error: OSError, args: argparse.Namespace) -> bool:
+    """Whether ``error`` is about a path given on the command line, or one inside it."""
+    names = (error.filename, error.filename2)
+    failed = [
+        Path(os.fsdecode(n)).absolute() for n in names if isinstance(n, (str, bytes, os.PathLike))
+    ]
+    named = []
+    for value in vars(args).values():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, os.PathLike)) and str(item):
+                named.append(Path(item).absolute())
+    return any(path == name or name in path.parents for path in failed for name in named)
 
 
 if __name__ == "__main__":

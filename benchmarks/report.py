@@ -4,6 +4,11 @@ Plots are matplotlib figures saved as PNG (Agg back end, no display needed): per
 bars with 95% bootstrap intervals and reliability diagrams; suites may add their own figures
 (reward-weight heatmaps, dendrograms, debate allocations). The HTML page embeds every PNG,
 so it is one file that opens anywhere.
+
+A report folder is one artifact (:mod:`assembly_gym.core.artifact`): written whole and swapped
+in at once, ``results.json`` its manifest (with the report's id and every file's checksum), and
+the id in the last line of ``results.md`` and ``report.html``, so that files of two runs are
+never taken for one report.
 """
 
 from __future__ import annotations
@@ -22,27 +27,28 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from assembly_gym.core.persist import atomic_write_bytes, atomic_write_text  # noqa: E402
+from assembly_gym.core.artifact import new_artifact_id, write_artifact  # noqa: E402
 
 __all__ = [
+    "RESULTS",
     "calibration_figure",
     "figure_png",
+    "html_page",
     "markdown_table",
     "metric_bars_figure",
-    "write_html",
     "write_report",
 ]
 
+RESULTS = "results.json"
+"""The report folder's manifest: the run's options and every suite's results."""
 
-def figure_png(figure: plt.Figure, path: str | Path | None = None, dpi: int = 110) -> bytes:
-    """PNG bytes of a figure (written atomically to ``path`` when given); closes the figure."""
+
+def figure_png(figure: plt.Figure, dpi: int = 110) -> bytes:
+    """PNG bytes of a figure; closes the figure."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(figure)
-    data = buffer.getvalue()
-    if path is not None:
-        atomic_write_bytes(path, data)
-    return data
+    return buffer.getvalue()
 
 
 _HEADERS = {
@@ -141,22 +147,23 @@ def calibration_figure(
     return figure
 
 
-def write_html(
-    path: str | Path, title: str, sections: Sequence[tuple[str, str, Sequence[bytes]]]
-) -> None:
-    """Write one self-contained HTML page.
+def html_page(
+    title: str, sections: Sequence[tuple[str, str, Sequence[bytes]]], footer: str = ""
+) -> str:
+    """One self-contained HTML page.
 
     Args:
-        path: where to write it (atomically).
         title: page title.
         sections: (heading, Markdown/preformatted text, PNG images) per section.
+        footer: a last line of small print (empty: none).
     """
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title>",
         "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;"
         "padding:0 1em}pre{background:#f6f8fa;padding:1em;overflow-x:auto;font-size:12px}"
-        "img{max-width:100%;margin:0.5em 0}</style></head><body>",
+        "img{max-width:100%;margin:0.5em 0}footer{color:#666;font-size:12px}</style>"
+        "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
     for heading, text, images in sections:
@@ -166,30 +173,37 @@ def write_html(
             parts.append(
                 f"<img alt='{html.escape(heading)}' src='data:image/png;base64,{encoded}'>"
             )
+    if footer:
+        parts.append(f"<footer>{html.escape(footer)}</footer>")
     parts.append("</body></html>")
-    atomic_write_text(path, "\n".join(parts) + "\n")
+    return "\n".join(parts) + "\n"
 
 
 def write_report(
     results: Sequence[Any], out: str | Path, *, options: Mapping[str, Any], kind: str, version: int
 ) -> dict[str, Path]:
-    """Write results.json, results.md, report.html and PNG figures for some suite results.
+    """Write results.json, results.md, report.html and PNG figures as one report folder.
+
+    The folder is written whole and swapped in at once (an earlier report there is replaced);
+    ``results.json`` is its manifest, and ``results.md`` and ``report.html`` end with the
+    report's id (the ``artifact_id`` of ``results.json``).
 
     Args:
         results: :class:`~assembly_gym.benchmarks.suites.SuiteResult` objects.
-        out: folder to write into (created if needed).
+        out: the report folder (created if needed).
         options: the run's settings (recorded in results.json, so the run can be repeated).
         kind: the results.json ``kind`` tag.
         version: the results.json format version.
 
     Returns:
         Name → path of everything written.
-    """
-    from assembly_gym.core.persist import atomic_write_json
 
+    Raises:
+        CheckpointError: ``out`` is a file, or a folder of other files.
+    """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written: dict[str, Path] = {}
+    report_id = new_artifact_id()
+    files: dict[str, bytes] = {}
     sections, markdown = [], []
     for result in results:
         figures = []
@@ -210,9 +224,9 @@ def write_report(
                 )
             )
         for name, figure in (*plots, *result.extras.get("figures", {}).items()):
-            path = out / f"{result.suite}_{name}.png"
-            figures.append(figure_png(figure, path))
-            written[path.name] = path
+            png = figure_png(figure)
+            files[f"{result.suite}_{name}.png"] = png
+            figures.append(png)
         text = result.to_markdown()
         markdown.append(f"## {result.suite}\n\n{text}\n")
         sections.append((result.suite, text, figures))
@@ -227,12 +241,14 @@ def write_report(
             for r in results
         ],
     }  # fmt: skip
-    atomic_write_json(out / "results.json", payload, kind=kind, version=version)
-    atomic_write_text(out / "results.md", "# assembly-gym benchmark\n\n" + "\n".join(markdown))
-    write_html(out / "report.html", "assembly-gym benchmark", sections)
-    for name in ("results.json", "results.md", "report.html"):
-        written[name] = out / name
-    return written
+    footer = f"Report {report_id} (the artifact_id of {RESULTS})"
+    title = "assembly-gym benchmark"
+    body = "\n".join(markdown)
+    files["results.md"] = f"# {title}\n\n{body}\n---\n\n{footer}\n".encode()
+    files["report.html"] = html_page(title, sections, footer).encode()
+    write_artifact(out, files, manifest=RESULTS, payload=payload, kind=kind, version=version,
+                   artifact_id=report_id)  # fmt: skip
+    return {name: out / name for name in (*files, RESULTS)}
 
 
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from assembly_gym.irl.deliberation import (
 from assembly_gym.irl.maxent import (
     ExpertStatistics,
     MaxEntFit,
+    SeparationWarning,
     decision_problem,
     fit_maxent,
     maxent_objective,
@@ -52,6 +53,7 @@ __all__ = [
     "NeuralReward",
     "PlantedDeliberation",
     "RewardModel",
+    "SeparationWarning",
     "SoftPolicy",
     "TabularMDP",
     "cluster_rewards",

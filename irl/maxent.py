@@ -17,12 +17,18 @@ scale. Each fit is an L-BFGS (scipy) in whitened coordinates to a stated gradien
 tolerance; the objective is per demonstrated step.
 
 At horizon 1 (one decision per state) this is exactly the multinomial logit.
+
+With ``l2 = 0`` the maximum need not exist: when a group's demonstrations are separable (a
+country that always votes yes, or one whose votes some features predict without error) its
+weights run off to infinity. The fit then marks the group ``separated``, does not report
+itself converged and warns (:class:`SeparationWarning`).
 """
 
 from __future__ import annotations
 
 import functools
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -32,6 +38,7 @@ from scipy.optimize import minimize
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
+from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.irl.mdp import (
     LinearFeatures,
     TabularMDP,
@@ -43,6 +50,7 @@ from assembly_gym.irl.mdp import (
 __all__ = [
     "ExpertStatistics",
     "MaxEntFit",
+    "SeparationWarning",
     "Shrinkage",
     "decision_problem",
     "fit_maxent",
@@ -54,6 +62,16 @@ Shrinkage = Literal["none", "global", "bloc"]
 # groups' data, so the same λ weighs G times less there; below that, (nearly) separable
 # directions of multi-step problems diverge and drag every group's prior mean with them.
 _PRIOR_ON_MEANS = 1.0
+# A group is separated when, in some direction, the curvature of its log-posterior at the
+# fit is below this share of that at θ = 0, i.e. a standard error grew more than ~300-fold:
+# without a prior its fitted probabilities are then within about this much of 0 or 1
+# wherever that direction matters (legitimate fits stay ≳ 1e-3, diverging ones reach ~1e-7
+# at the default tolerance); a prior λ keeps the share above λ / (λ + the data's curvature).
+_SEPARATED_CURVATURE = 1e-5
+
+
+class SeparationWarning(UserWarning):
+    """Some groups' weights diverge: their demonstrations are separable and no prior holds them."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +124,8 @@ def decision_problem(
     observations: Sequence[np.ndarray],
     actions: Sequence[np.ndarray],
     masks: Sequence[np.ndarray] | None = None,
+    *,
+    n_actions: int | None = None,
 ) -> tuple[TabularMDP, LinearFeatures, ExpertStatistics]:
     """The horizon-1 MaxEnt problem of one-step decisions, one group per sequence entry.
 
@@ -113,17 +133,26 @@ def decision_problem(
 
     Args:
         observations: per group, observations (N_g, d).
-        actions: per group, chosen actions (N_g,).
-        masks: per group, valid actions (N_g, A) bool (default: all valid, A = 1 + max action).
+        actions: per group, chosen actions (N_g,) in 0 … A − 1.
+        masks: per group, valid actions (N_g, A) bool (default: all A valid).
+        n_actions: the number of actions A; needed without masks, else the masks' width.
 
     Raises:
-        ValueError: when a group has no decision, shapes disagree or an action is masked.
+        ValueError: when a group has no decision, shapes disagree, or A is not known.
+        InvalidActionError: a demonstrated action outside 0 … A − 1 or masked out (named
+            with its group and position).
     """
     if not observations:
         raise ValueError("no groups to fit")
     if any(len(x) == 0 for x in observations):
         raise ValueError("every group needs at least one decision")
-    n_actions = masks[0].shape[1] if masks is not None else int(max(np.max(a) for a in actions)) + 1
+    if masks is not None:
+        widths = {np.shape(m)[-1] for m in masks}
+        if len(widths) != 1 or n_actions not in (None, *widths):
+            raise ValueError(f"masks of widths {sorted(widths)} and n_actions={n_actions} differ")
+        n_actions = widths.pop()
+    elif n_actions is None:
+        raise ValueError("give n_actions (or masks): the number of actions is not inferred")
     obs = np.concatenate([np.asarray(x, dtype=np.float64) for x in observations])
     acts = np.concatenate([np.asarray(a, dtype=np.int64) for a in actions])
     if len(obs) != len(acts):
@@ -133,10 +162,18 @@ def decision_problem(
         if masks is not None
         else np.ones((len(obs), n_actions), dtype=bool)
     )
-    rows = np.arange(len(acts))
-    if acts.min() < 0 or acts.max() >= n_actions or not mask[rows, acts].all():
-        raise ValueError("a demonstrated action is outside the action space or masked out")
     group = np.repeat(np.arange(len(observations)), [len(x) for x in observations])
+    rows = np.arange(len(acts))
+    outside = (acts < 0) | (acts >= n_actions)
+    bad = np.flatnonzero(outside | ~mask[rows, np.where(outside, 0, acts)])
+    if len(bad):
+        i = int(bad[0])
+        where = f"group {group[i]}, decision {i - np.searchsorted(group, group[i])}"
+        if outside[i]:
+            raise InvalidActionError(
+                f"{where}: action {acts[i]} is outside the actions 0…{n_actions - 1}"
+            )
+        raise InvalidActionError(f"{where}: action {acts[i]} is masked out there")
     counts = np.zeros((len(obs), n_actions))
     counts[rows, acts] = 1.0
     values = np.column_stack([np.ones(len(obs)), obs])
@@ -160,9 +197,15 @@ class MaxEntFit:
         feature_mean: centring of each feature column (original scale).
         feature_scale: scaling of each feature column.
         iterations: L-BFGS iterations.
-        converged: whether L-BFGS met its tolerance.
-        message: L-BFGS's message.
+        converged: whether L-BFGS met its tolerance at finite weights (False when a group is
+            separated).
+        message: L-BFGS's message (and which groups are separated).
         seconds: wall time of the optimisation.
+        separated: which groups' weights diverge, shape (G,) bool: in some direction their
+            log-posterior lost nearly all its curvature (below ``_SEPARATED_CURVATURE`` of
+            that at θ = 0), as separable demonstrations do without a prior (or with a tiny
+            one); None when not checked (it is checked with the standard errors, and always
+            when l2 = 0).
     """
 
     theta: np.ndarray
@@ -177,6 +220,7 @@ class MaxEntFit:
     converged: bool
     message: str
     seconds: float
+    separated: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -199,10 +243,12 @@ class _Standardiser:
         w = w / max(w.sum(), 1e-300)
         mean = w @ flat
         std = np.sqrt(np.maximum(w @ (flat - mean) ** 2, 0.0))
-        constant_columns = np.flatnonzero(
-            (std <= 1e-12 * np.maximum(1.0, np.abs(mean))) & (np.abs(mean) > 0)
-        )
-        flat_columns = std <= 1e-12 * np.maximum(1.0, np.abs(mean))
+        # Flat: one value in every visited row. Judged on the values, not on ``std``: the
+        # rounding of the weighted sums leaves a constant column a std of ~1e-12 on large
+        # data, which would scale it up a trillionfold and lift the prior off its weight.
+        spread = np.ptp(flat[w > 0], axis=0) if (w > 0).any() else np.zeros(width)
+        flat_columns = spread <= 1e-12 * np.maximum(1.0, np.abs(mean))
+        constant_columns = np.flatnonzero(flat_columns & (np.abs(mean) > 0))
         scale = np.where(flat_columns, 1.0, std)
         if features.factored:
             if len(constant_columns) == 0:  # nothing absorbs a per-action shift: scale only
@@ -260,6 +306,7 @@ def fit_maxent(
     max_iter: int = 2000,
     standard_errors: bool = True,
     progress: bool = False,
+    group_names: Sequence[str] | None = None,
 ) -> MaxEntFit:
     """Fit every group's linear reward in one call (two-stage hierarchical MAP).
 
@@ -284,10 +331,16 @@ def fit_maxent(
         max_iter: maximum L-BFGS iterations per fit.
         standard_errors: compute Laplace standard errors.
         progress: show a tqdm bar over groups.
+        group_names: what the separation warning calls the groups (default "group g").
 
     Raises:
         ValueError: for a negative ``l2``, an unknown ``shrinkage``, missing or ill-shaped
-            ``blocs``, statistics that do not fit the MDP, or transitions across groups.
+            ``blocs``, statistics that do not fit the MDP, transitions across groups, or
+            ``group_names`` of another length.
+
+    Warns:
+        SeparationWarning: when some groups are separated (see :attr:`MaxEntFit.separated`),
+            naming them.
     """
     if l2 < 0:
         raise ValueError(f"l2 must be ≥ 0, got {l2}")
@@ -296,6 +349,9 @@ def fit_maxent(
     if np.any(expert.counts[~mdp.mask] > 0):
         raise ValueError("the demonstrations use masked actions")
     n_groups = features.n_groups
+    names = [f"group {g}" for g in range(n_groups)] if group_names is None else list(group_names)
+    if len(names) != n_groups:
+        raise ValueError(f"{len(names)} group names for {n_groups} groups")
     bloc_of = _bloc_index(shrinkage, blocs, n_groups)
     n_blocs = int(bloc_of.max()) + 1 if shrinkage != "none" else 0
     standardiser = _Standardiser.fit(features, expert.counts.sum(axis=1), standardise)
@@ -303,7 +359,7 @@ def fit_maxent(
     # One BLAS thread: the many small products and L-BFGS's own BLAS calls run several
     # times slower with OpenBLAS's thread pool on them (measured on the 2-core reference).
     with _blas_threads().limit(limits=1, user_api="blas"):
-        return _fit_maxent(
+        fit = _fit_maxent(
             mdp,
             scaled,
             expert,
@@ -316,6 +372,19 @@ def fit_maxent(
             standard_errors=standard_errors,
             progress=progress,
         )
+    if fit.separated is not None and fit.separated.any():
+        separated = [names[g] for g in np.flatnonzero(fit.separated)]
+        more = len(separated) - 5
+        shown = ", ".join(separated[:5]) + (f" and {more} more" if more > 0 else "")
+        warnings.warn(
+            f"the weights of {shown} diverge: their demonstrations are separable (for example "
+            f"one action always, or never, taken), so the weights and standard errors mean "
+            f"nothing; refit with a larger l2 > 0 (--l2 on the command line; this fit: "
+            f"l2={l2:g})",
+            SeparationWarning,
+            stacklevel=2,
+        )
+    return fit
 
 
 def _fit_maxent(
@@ -365,9 +434,17 @@ def _fit_maxent(
     loglik, _ = maxent_objective(mdp, scaled, expert, theta)
     n_steps = np.array([expert.counts[rows].sum() for rows in scaled.segments()])
     transform = standardiser.matrix()
-    errors = None
+    errors, separated = None, None
+    if standard_errors or l2 == 0:
+        curvature = _curvature(mdp, scaled, expert, theta)
+        at_zero = _curvature(mdp, scaled, expert, np.zeros_like(theta))
+        prior = l2 * np.eye(curvature.shape[-1])
+        separated = _separated(curvature + prior, at_zero + prior)
+        if separated.any():
+            converged = False
+            messages.add(f"weights diverge for {int(separated.sum())} separated groups")
     if standard_errors:
-        errors = _standard_errors(mdp, scaled, expert, theta, l2, transform)
+        errors = _standard_errors(mdp, scaled, curvature, l2, transform)
     return MaxEntFit(
         theta=theta @ transform,
         theta_standardised=theta,
@@ -381,6 +458,7 @@ def _fit_maxent(
         converged=converged,
         message="; ".join(sorted(messages)),
         seconds=seconds,
+        separated=separated,
     )
 
 
@@ -521,27 +599,52 @@ def _bloc_index(shrinkage: str, blocs: np.ndarray | None, n_groups: int) -> np.n
     return index.astype(np.int64)
 
 
+def _curvature(
+    mdp: TabularMDP, features: LinearFeatures, expert: ExpertStatistics, theta: np.ndarray
+) -> np.ndarray:
+    """−∇²ℓ of each group at ``theta`` (G, W, W), W the flat weight size: exact at horizon 1."""
+    if mdp.horizon == 1 and features.factored:
+        return _logit_hessian(mdp, features, theta)
+    return _finite_difference_hessian(mdp, features, expert, theta)
+
+
+def _separated(fitted: np.ndarray, at_zero: np.ndarray) -> np.ndarray:
+    """Groups whose curvature at the fit vanished in a direction it had at θ = 0, (G,) bool.
+
+    ``fitted`` and ``at_zero`` are −∇² of each group's log-posterior, (G, W, W); the test is
+    the smallest generalised eigenvalue of the pair on the range of ``at_zero`` (directions
+    the data never inform, such as collinear features, have no curvature at either).
+    """
+    out = np.zeros(len(fitted), dtype=bool)
+    for g, (hessian, reference) in enumerate(zip(fitted, at_zero, strict=True)):
+        eigenvalues, vectors = np.linalg.eigh(reference)
+        kept = eigenvalues > 1e-10 * max(eigenvalues.max(), 1e-300)
+        whiten = vectors[:, kept] / np.sqrt(eigenvalues[kept])
+        least = np.linalg.eigvalsh(whiten.T @ hessian @ whiten)[0] if kept.any() else 1.0
+        out[g] = least < _SEPARATED_CURVATURE
+    return out
+
+
 def _standard_errors(
     mdp: TabularMDP,
     features: LinearFeatures,
-    expert: ExpertStatistics,
-    theta: np.ndarray,
+    curvature: np.ndarray,
     l2: float,
     transform: np.ndarray,
 ) -> np.ndarray:
-    """Posterior standard deviations (Laplace) of each group's weights, original scale."""
-    n_groups, shape = theta.shape[0], theta.shape[1:]
-    width = int(np.prod(shape))
+    """Posterior standard deviations (Laplace) of each group's weights, original scale.
+
+    ``curvature`` is −∇²ℓ per group at the fitted weights (:func:`_curvature`).
+    """
+    n_groups, width = curvature.shape[:2]
+    shape = features.weight_shape
     projection = np.eye(width)
     if mdp.horizon == 1 and features.factored:
-        hessian = _logit_hessian(mdp, features, theta)
         # Weights are centred over actions: errors of the centred weights only.
         n_actions = shape[0]
         centring = np.eye(n_actions) - np.full((n_actions, n_actions), 1.0 / n_actions)
         projection = np.kron(centring, np.eye(shape[1]))
-    else:
-        hessian = _finite_difference_hessian(mdp, features, expert, theta)
-    hessian = hessian + l2 * np.eye(width)
+    hessian = curvature + l2 * np.eye(width)
     # θ_original (flat, row-major over shape) = T θ_standardised.
     if features.factored:
         t = np.kron(np.eye(shape[0]), transform.T)

@@ -12,7 +12,8 @@ Example:
     >>> import numpy as np
     >>> from assembly_gym.irl.maxent import decision_problem
     >>> x = np.random.default_rng(0).random((50, 2))
-    >>> mdp, features, expert = decision_problem([x], [(x[:, 0] > 0.5).astype(int)])
+    >>> acts = (x[:, 0] > 0.5).astype(int)
+    >>> mdp, features, expert = decision_problem([x], [acts], n_actions=2)
     >>> reward = NeuralReward(2, 2, epochs=50).fit(mdp, x, expert)
     >>> reward.action_probs(x[:3]).shape
     (3, 2)

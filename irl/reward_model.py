@@ -5,9 +5,11 @@ map φ(s, a) = e_a ⊗ [1, x(s)] — :class:`~assembly_gym.envs.legislative.phi.
 ``RollCall-v0`` — with Laplace standard errors, the feature settings, and (for forecasting)
 the training roll calls and votes that describe the past of any new roll call.
 
-Saved as a folder: ``reward_model.json`` (human-readable weights and standard errors,
-versioned, written atomically) and ``history.npz`` (the training history, compressed,
-written atomically). Loading never reads anything else.
+Saved as a folder, written whole and swapped in at once (:mod:`assembly_gym.core.artifact`):
+``reward_model.json`` (human-readable weights and standard errors, versioned; the manifest, with
+the save's id and the checksum of the history) and ``history.npz`` (the training history,
+compressed, carrying the same id). Loading reads nothing else, and refuses a history of another
+save. Folders saved before ids load as before.
 
 Example:
     >>> import numpy as np
@@ -20,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import difflib
-import io
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,19 +29,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assembly_gym.core.artifact import new_artifact_id, read_artifact, write_artifact
 from assembly_gym.core.errors import CheckpointError, DataError
-from assembly_gym.core.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
+from assembly_gym.core.persist import arrays_from_bytes, arrays_to_bytes, checked_field
 from assembly_gym.envs.legislative.countries import Country, default_country_table
 from assembly_gym.envs.legislative.data import ISSUE_CODES, RollCallData
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.rewards import LinearReward
 
-__all__ = ["MODEL_FILE", "HISTORY_FILE", "RewardModel"]
+__all__ = ["HISTORY_FILE", "MODEL_FILE", "MODEL_KIND", "RewardModel"]
 
 MODEL_FILE = "reward_model.json"
 HISTORY_FILE = "history.npz"
-_KIND = "assembly-gym/irl-reward-model"
+MODEL_KIND = "assembly-gym/irl-reward-model"
+"""The ``kind`` of a saved reward model's manifest (MODEL_FILE)."""
 _VERSION = 1
 _TEXT_COLUMNS = ("symbol", "short", "descr")
 _FLAG_COLUMNS = ("important", "amend", "para")
@@ -66,7 +69,7 @@ class RewardModel:
             them (``obs_names`` ⊆ ``layout``); None means the observation is ``obs_names``.
 
     Raises:
-        ValueError: when the shapes do not fit together.
+        ValueError: when the shapes do not fit together, or there is no country.
     """
 
     countries: tuple[str, ...]
@@ -101,6 +104,8 @@ class RewardModel:
             if errors.shape != expected:
                 raise ValueError(f"standard_errors has shape {errors.shape}, expected {expected}")
             object.__setattr__(self, "standard_errors", errors)
+        if not self.countries:
+            raise ValueError("a reward model needs at least one country")
         if len(set(self.countries)) != len(self.countries):
             raise ValueError("a country appears twice")
 
@@ -250,11 +255,16 @@ class RewardModel:
     # ------------------------------------------------------------------ persistence
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``reward_model.json`` (and ``history.npz``) atomically; returns the folder."""
+        """Write the folder whole (``reward_model.json``, ``history.npz``); returns it.
+
+        Raises:
+            CheckpointError: ``directory`` is a file or a folder of other files.
+        """
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        artifact_id = new_artifact_id()
+        files = {}
         if self.history is not None:
-            atomic_write_bytes(directory / HISTORY_FILE, _history_bytes(self.history))
+            files[HISTORY_FILE] = _history_bytes(self.history, artifact_id)
         names = ("bias", *self.obs_names)
         payload = {
             "env_id": self.env_id,
@@ -275,7 +285,8 @@ class RewardModel:
                 for c, country in enumerate(self.countries)
             },
         }
-        atomic_write_json(directory / MODEL_FILE, payload, kind=_KIND, version=_VERSION)
+        write_artifact(directory, files, manifest=MODEL_FILE, payload=payload, kind=MODEL_KIND,
+                       version=_VERSION, artifact_id=artifact_id)  # fmt: skip
         return directory
 
     @classmethod
@@ -283,51 +294,73 @@ class RewardModel:
         """Read a folder written by :meth:`save`.
 
         Raises:
-            CheckpointError: missing or corrupted files, another kind or version, or
-                weights that do not fit the names.
+            CheckpointError: missing or corrupted files, a history of another save, another
+                kind or version, fields of the wrong type, no country, or weights that do not
+                fit the names.
         """
-        directory = Path(directory)
-        document = read_versioned_json(directory / MODEL_FILE, kind=_KIND, version=_VERSION)
-        try:
-            actions = tuple(document["action_names"])
-            obs_names = tuple(document["obs_names"])
-            names = ("bias", *obs_names)
-            countries = tuple(document["countries"])
-            entries = document["countries"]
-            theta = np.array(
-                [[[entries[c][a][n]["weight"] for n in names] for a in actions] for c in countries],
-                dtype=np.float64,
-            ).reshape(len(countries), len(actions), len(names))
-            has_se = bool(countries) and "std_error" in entries[countries[0]][actions[0]]["bias"]
-            errors = None
-            if has_se:
-                errors = np.array(
-                    [
-                        [[entries[c][a][n]["std_error"] for n in names] for a in actions]
-                        for c in countries
-                    ],
-                    dtype=np.float64,
+        saved = read_artifact(directory, manifest=MODEL_FILE, kind=MODEL_KIND, version=_VERSION,
+                              legacy_files=(HISTORY_FILE,))  # fmt: skip
+        document, source = saved.manifest, saved.folder / MODEL_FILE
+        actions = tuple(checked_field(document, "action_names", list, source, items=str))
+        if not actions:
+            raise CheckpointError(f"{source}: invalid reward model (no actions)")
+        obs_names = tuple(checked_field(document, "obs_names", list, source, items=str))
+        entries = checked_field(document, "countries", dict, source, items=dict)
+        if not entries:
+            raise CheckpointError(f"{source}: invalid reward model (no countries)")
+        layout = checked_field(document, "layout", (list, type(None)), source, items=str,
+                               default=None)  # fmt: skip
+        config = checked_field(document, "feature_config", (dict, type(None)), source,
+                               default=None)  # fmt: skip
+        history = None
+        if checked_field(document, "has_history", bool, source, default=False):
+            if HISTORY_FILE not in saved.files:
+                raise CheckpointError(
+                    f"{saved.folder / HISTORY_FILE}: file not found (the model says it saved "
+                    "its history)"
                 )
-            config = document.get("feature_config")
-            history = None
-            if document.get("has_history"):
-                history = _history_from(directory / HISTORY_FILE)
+            history = _history_from(
+                saved.files[HISTORY_FILE], saved.folder / HISTORY_FILE, saved.artifact_id
+            )
+        try:
+            theta, errors = _weights(entries, actions, ("bias", *obs_names))
             return cls(
-                countries,
+                tuple(entries),
                 actions,
                 obs_names,
                 theta,
                 errors,
-                env_id=document["env_id"],
+                env_id=checked_field(document, "env_id", str, source),
                 feature_config=FeatureConfig(**config) if config else None,
-                info=document.get("info", {}),
+                info=checked_field(document, "info", dict, source, default={}),
                 history=history,
-                layout=document.get("layout"),
+                layout=layout,
             )
         except (KeyError, TypeError, ValueError) as error:
-            raise CheckpointError(
-                f"{directory / MODEL_FILE}: invalid reward model ({error})"
-            ) from error
+            if isinstance(error, CheckpointError):
+                raise
+            raise CheckpointError(f"{source}: invalid reward model ({error})") from error
+
+
+def _weights(
+    entries: dict[str, Any], actions: tuple[str, ...], names: tuple[str, ...]
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The weights (C, A, 1 + d) and their standard errors (or None) from the saved entries.
+
+    Raises:
+        KeyError, TypeError: an entry is missing or not a number.
+    """
+    countries = tuple(entries)
+
+    def table(key: str) -> np.ndarray:
+        values = [entries[c][a][n][key] for c in countries for a in actions for n in names]
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"a {key} is {value!r}, not a number")
+        return np.array(values, dtype=np.float64).reshape(len(countries), len(actions), len(names))
+
+    has_se = "std_error" in entries[countries[0]][actions[0]]["bias"]
+    return table("weight"), table("std_error") if has_se else None
 
 
 class _SelectedFeatures:
@@ -359,10 +392,12 @@ def _country_codes(data: RollCallData) -> dict[str, str]:
     return {c.name: c.iso2 or c.name for c in data.countries}
 
 
-def _history_bytes(data: RollCallData) -> bytes:
+def _history_bytes(data: RollCallData, artifact_id: str) -> bytes:
     """The training roll calls and votes as a compressed .npz (no pickled objects)."""
     table = data.roll_calls
     arrays = {
+        "artifact_id": np.array(artifact_id),
+        "source": np.array(data.source),
         "votes": data.votes,
         "country_name": np.array([c.name for c in data.countries], dtype=str),
         "country_iso2": np.array([c.iso2 for c in data.countries], dtype=str),
@@ -374,33 +409,40 @@ def _history_bytes(data: RollCallData) -> bytes:
         **{c: table[c].to_numpy(dtype=np.float64) for c in _FLAG_COLUMNS},
         **{f"issue_{c}": table[f"issue_{c}"].to_numpy(dtype=bool) for c in ISSUE_CODES},
     }
-    buffer = io.BytesIO()
-    # numpy's stub types **kwds as if one could be allow_pickle: bool.
-    np.savez_compressed(buffer, source=np.array(data.source), **arrays)  # type: ignore[arg-type]
-    return buffer.getvalue()
+    return arrays_to_bytes(arrays, compress=True)
 
 
-def _history_from(path: Path) -> RollCallData:
-    if not path.is_file():
-        raise CheckpointError(f"{path}: file not found (the model says it saved its history)")
+def _history_from(data: bytes, path: Path, artifact_id: str | None) -> RollCallData:
+    """The history saved by :func:`_history_bytes`; it must carry the manifest's id, if any.
+
+    Raises:
+        CheckpointError: corrupted, incomplete, or saved with another model.
+    """
+    z = arrays_from_bytes(data, path)
+    saved_id = z.get("artifact_id")
+    if artifact_id is not None and (
+        saved_id is None or saved_id.shape or str(saved_id) != artifact_id
+    ):
+        raise CheckpointError(
+            f"{path}: the history of another save (its id differs from the one in {MODEL_FILE})"
+        )
     try:
-        with np.load(path, allow_pickle=False) as z:
-            table = pd.DataFrame(
-                {
-                    "rcid": z["rcid"],
-                    "session": z["session"],
-                    "date": pd.to_datetime(z["date"].astype("datetime64[ns]")),
-                    **{c: z[c].astype(object) for c in _TEXT_COLUMNS},
-                    **{c: z[c] for c in _FLAG_COLUMNS},
-                    **{f"issue_{c}": z[f"issue_{c}"] for c in ISSUE_CODES},
-                }
+        table = pd.DataFrame(
+            {
+                "rcid": z["rcid"],
+                "session": z["session"],
+                "date": pd.to_datetime(z["date"].astype("datetime64[ns]")),
+                **{c: z[c].astype(object) for c in _TEXT_COLUMNS},
+                **{c: z[c] for c in _FLAG_COLUMNS},
+                **{f"issue_{c}": z[f"issue_{c}"] for c in ISSUE_CODES},
+            }
+        )
+        countries = tuple(
+            Country(str(n), str(i2), str(i3))
+            for n, i2, i3 in zip(
+                z["country_name"], z["country_iso2"], z["country_iso3"], strict=True
             )
-            countries = tuple(
-                Country(str(n), str(i2), str(i3))
-                for n, i2, i3 in zip(
-                    z["country_name"], z["country_iso2"], z["country_iso3"], strict=True
-                )
-            )
-            return RollCallData(countries, table, z["votes"].astype(np.int8), str(z["source"]))
-    except (OSError, KeyError, ValueError) as error:
+        )
+        return RollCallData(countries, table, z["votes"].astype(np.int8), str(z["source"]))
+    except (KeyError, TypeError, ValueError) as error:
         raise CheckpointError(f"{path}: corrupted training history ({error})") from error

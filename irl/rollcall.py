@@ -56,6 +56,10 @@ def fit_demonstrations(
 
     Raises:
         DataError: when there is no country or a country has no demonstration.
+
+    Warns:
+        SeparationWarning: naming the countries whose weights diverge (separable votes; see
+            :attr:`~assembly_gym.irl.maxent.MaxEntFit.separated`).
     """
     if not demos_by_country:
         raise DataError("demonstrations", "no country to fit: the demonstrations are empty")
@@ -82,6 +86,7 @@ def fit_demonstrations(
         tol=tol,
         standard_errors=standard_errors,
         progress=progress,
+        group_names=list(demos_by_country),
     )
 
 
@@ -118,6 +123,10 @@ def fit_reward_model(
     Raises:
         DataError: for unknown countries, a country without votes, or data without votes.
         ValueError: for reward features that are not observation names.
+
+    Warns:
+        SeparationWarning: naming the countries whose weights diverge; the model's ``info``
+            lists them under ``"separated"`` and says ``"converged": False``.
     """
     config = feature_config or FeatureConfig()
     layout = feature_names(config)
@@ -154,12 +163,16 @@ def fit_reward_model(
         progress=progress,
     )
     sessions = data.sessions
+    separated = None  # not checked
+    if fit.separated is not None:
+        separated = [c for c, flat in zip(countries, fit.separated, strict=True) if flat]
     info = {
         "source": data.source,
         "sessions": [int(sessions[0]), int(sessions[-1])],
         "l2": l2,
         "shrinkage": shrinkage,
         "converged": fit.converged,
+        "separated": separated,
         "iterations": fit.iterations,
         "fit_seconds": round(fit.seconds, 3),
         "n_votes": {c: int(n) for c, n in zip(countries, fit.n_steps, strict=True)},

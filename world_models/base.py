@@ -13,12 +13,12 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.world_models.checkpoint import read_manifest
+from assembly_gym.world_models.checkpoint import Artifact, read_checkpoint
 
 __all__ = [
     "Prediction",
@@ -209,7 +209,7 @@ class WorldModel(Protocol):
         ...
 
 
-Loader = Callable[[Path, dict[str, Any]], WorldModel]
+Loader = Callable[[Artifact], WorldModel]
 _LOADERS: dict[str, Loader] = {}
 
 
@@ -218,8 +218,9 @@ def register_world_model(kind: str, loader: Loader) -> None:
 
     Args:
         kind: the ``model_kind`` written in the checkpoint's manifest.
-        loader: ``loader(folder, manifest) -> model``; the manifest is already checked
-            (format version, layout, file checksums).
+        loader: ``loader(checkpoint) -> model``; the checkpoint
+            (:class:`~assembly_gym.core.artifact.Artifact`: ``folder``, ``manifest``, ``files``)
+            is read whole and checked (format version, layout, file checksums).
     """
     _LOADERS[kind] = loader
 
@@ -236,8 +237,8 @@ def load_world_model(path: str | Path, *, layout: Sequence[str] | None = None) -
         CheckpointError: missing or corrupted files, another format version, an unknown
             kind, or a layout that differs from ``layout``.
     """
-    folder = Path(path)
-    manifest = read_manifest(folder, layout=layout)
+    checkpoint = read_checkpoint(path, layout=layout)
+    folder, manifest = checkpoint.folder, checkpoint.manifest
     kind = manifest["model_kind"]
     if kind not in _LOADERS:
         module = manifest.get("module", "")
@@ -251,6 +252,6 @@ def load_world_model(path: str | Path, *, layout: Sequence[str] | None = None) -
             raise CheckpointError(
                 f"{folder}: cannot import {module} for {kind!r}: {error}"
             ) from error
-    if kind not in _LOADERS:
-        raise CheckpointError(f"{folder}: {manifest['module']} registers no kind {kind!r}")
-    return _LOADERS[kind](folder, manifest)
+        if kind not in _LOADERS:
+            raise CheckpointError(f"{folder}: {module} registers no kind {kind!r}")
+    return _LOADERS[kind](checkpoint)

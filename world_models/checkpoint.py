@@ -1,45 +1,54 @@
-"""Checkpoint folders of world models: files written atomically, a versioned manifest last.
+"""Checkpoint folders of world models: artifacts saved whole, with a versioned manifest.
 
-A saved model is a folder::
+A saved model is a folder, written and read by :mod:`assembly_gym.core.artifact` (a temporary
+sibling swapped in at once, so a reader sees the whole old checkpoint or the whole new one)::
 
     MODEL_DIR/
-        world_model.json    manifest: kind, format version, observation names, config,
-                            state, and the SHA-256 of every other file
+        world_model.json    manifest: kind, format version, artifact id, observation names,
+                            config, state, and the SHA-256 of every other file
         <parameter files>   whatever the model kind needs (npz arrays, torch state dicts)
         start_states.npy    start-state distribution of the simulator (optional)
 
-Every file goes through :mod:`assembly_gym.core.persist` (temporary file, then rename), and the
-manifest is written last: a reader sees either a whole old checkpoint, or a manifest whose
-checksums expose the half-written one. Any model kind (including LeWorld) can use these helpers and
+Any model kind (including LeWorld) can use these helpers and
 :func:`assembly_gym.world_models.base.register_world_model` to be loadable by
-:func:`assembly_gym.world_models.base.load_world_model`.
+:func:`assembly_gym.world_models.base.load_world_model`. Checkpoints saved before artifacts had
+ids (no ``artifact_id`` in the manifest) load as before.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
-import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from assembly_gym.core.artifact import Artifact, read_artifact, write_artifact
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.core.persist import atomic_write_bytes, atomic_write_json, read_versioned_json
+from assembly_gym.core.persist import (
+    array_from_bytes,
+    array_to_bytes,
+    arrays_from_bytes,
+    arrays_to_bytes,
+    checked_field,
+)
+
+if TYPE_CHECKING:
+    from torch import nn
 
 __all__ = [
     "FORMAT_VERSION",
     "MANIFEST",
+    "CHECKPOINT_KIND",
     "START_STATES",
+    "Artifact",
     "array_from_bytes",
     "array_to_bytes",
     "arrays_from_bytes",
     "arrays_to_bytes",
     "check_layout",
-    "load_start_states",
-    "read_checkpoint_file",
+    "checkpoint_file",
+    "load_torch_weights",
+    "read_checkpoint",
     "read_manifest",
     "save_checkpoint",
 ]
@@ -47,7 +56,8 @@ __all__ = [
 MANIFEST = "world_model.json"
 START_STATES = "start_states.npy"
 FORMAT_VERSION = 1
-_KIND = "world_model"
+CHECKPOINT_KIND = "world_model"
+"""The manifest's ``kind`` of every world-model checkpoint."""
 
 
 def save_checkpoint(
@@ -58,67 +68,95 @@ def save_checkpoint(
     obs_names: Sequence[str],
     payload: Mapping[str, Any],
     files: Mapping[str, bytes],
-) -> None:
-    """Write a checkpoint folder: the files first, then the manifest with their checksums.
+) -> str:
+    """Save a checkpoint folder whole; returns its artifact id.
 
     Args:
-        folder: the model folder (created if needed).
+        folder: the model folder (created if needed, replaced whole if it holds a checkpoint).
         model_kind: the kind :func:`~assembly_gym.world_models.base.load_world_model` dispatches on.
         module: the module that registers ``model_kind`` (imported on load if needed).
         obs_names: the observation layout the model was trained on.
         payload: JSON-serialisable config and state, stored in the manifest.
         files: file name → content.
+
+    Raises:
+        CheckpointError: ``folder`` is a file or a folder of other files.
     """
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise CheckpointError(f"{folder}: exists and is not a folder")
-    for name, data in files.items():
-        atomic_write_bytes(folder / name, data)
-    manifest = {
-        "model_kind": model_kind,
-        "module": module,
-        "obs_names": list(obs_names),
-        "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
-        **payload,
-    }
-    atomic_write_json(folder / MANIFEST, manifest, kind=_KIND, version=FORMAT_VERSION)
+    manifest = {"model_kind": model_kind, "module": module, "obs_names": list(obs_names)}
+    return write_artifact(
+        folder,
+        files,
+        manifest=MANIFEST,
+        payload={**manifest, **payload},
+        kind=CHECKPOINT_KIND,
+        version=FORMAT_VERSION,
+    )
 
 
-def read_manifest(folder: str | Path, *, layout: Sequence[str] | None = None) -> dict[str, Any]:
-    """Read and check a checkpoint's manifest and the checksums of its files.
+def read_checkpoint(folder: str | Path, *, layout: Sequence[str] | None = None) -> Artifact:
+    """Read a checkpoint whole: its checked manifest and the bytes of every file it lists.
 
     Args:
         folder: the model folder.
         layout: observation names the model must have, or None.
 
     Raises:
-        CheckpointError: no such folder, a missing, corrupted or truncated file, another
-            format version, or another layout.
+        CheckpointError: no such folder, a missing, corrupted or truncated file, a manifest
+            field of the wrong type, another format version, or another layout.
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise CheckpointError(f"{folder}: no saved world model here (folder not found)")
-    manifest = read_versioned_json(folder / MANIFEST, kind=_KIND, version=FORMAT_VERSION)
-    missing = [key for key in ("model_kind", "obs_names", "files") if key not in manifest]
-    if missing:
-        raise CheckpointError(f"{folder / MANIFEST}: corrupted (no {', '.join(missing)})")
+    checkpoint = read_artifact(
+        folder, manifest=MANIFEST, kind=CHECKPOINT_KIND, version=FORMAT_VERSION
+    )
+    manifest, source = checkpoint.manifest, checkpoint.folder / MANIFEST
+    checked_field(manifest, "model_kind", str, source)
+    checked_field(manifest, "module", str, source, default="")
+    checked_field(manifest, "obs_names", list, source, items=str)
+    checked_field(manifest, "files", dict, source)
     if layout is not None:
-        check_layout(manifest["obs_names"], layout, folder)
-    for name, digest in manifest["files"].items():
-        if hashlib.sha256(read_checkpoint_file(folder, name)).hexdigest() != digest:
-            raise CheckpointError(
-                f"{folder / name}: corrupted or truncated (checksum differs from the one saved "
-                "in the manifest); restore the folder or train the model again"
-            )
-    return manifest
+        check_layout(manifest["obs_names"], layout, checkpoint.folder)
+    return checkpoint
 
 
-def read_checkpoint_file(folder: str | Path, name: str) -> bytes:
-    """The bytes of one file of a checkpoint; :class:`CheckpointError` when it is missing."""
-    path = Path(folder) / name
-    if not path.is_file():
-        raise CheckpointError(f"{path}: file not found (the checkpoint is incomplete)")
-    return path.read_bytes()
+def read_manifest(folder: str | Path, *, layout: Sequence[str] | None = None) -> dict[str, Any]:
+    """The checked manifest of a checkpoint (see :func:`read_checkpoint`)."""
+    return read_checkpoint(folder, layout=layout).manifest
+
+
+def checkpoint_file(checkpoint: Artifact, name: str) -> bytes:
+    """The bytes of one file of a checkpoint; :class:`CheckpointError` when it has none."""
+    if name not in checkpoint.files:
+        raise CheckpointError(
+            f"{checkpoint.folder / name}: not in the checkpoint (its {MANIFEST} lists "
+            f"{sorted(checkpoint.files)})"
+        )
+    return checkpoint.files[name]
+
+
+def load_torch_weights(module: nn.Module, data: bytes, source: object) -> None:
+    """Load a saved state dict into ``module``, refusing anything but named tensors.
+
+    ``torch.load(weights_only=True)`` refuses pickled code, but reports garbage, truncated or
+    hostile bytes with whatever the unpickler or zip reader raises; here all become one error.
+
+    Raises:
+        CheckpointError: ``data`` is not a state dict of tensors, or not ``module``'s.
+    """
+    import torch
+
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as error:  # untrusted bytes: whatever torch raises means the same
+        raise CheckpointError(
+            f"{source}: corrupted weights ({type(error).__name__}: {error})"
+        ) from error
+    if not isinstance(state, dict) or not all(
+        isinstance(key, str) and isinstance(value, torch.Tensor) for key, value in state.items()
+    ):
+        raise CheckpointError(f"{source}: corrupted weights (not a state dict of tensors)")
+    try:
+        module.load_state_dict(state)
+    except RuntimeError as error:
+        raise CheckpointError(f"{source}: weights of another layout ({error})") from error
 
 
 def check_layout(saved: Sequence[str], layout: Sequence[str], source: object) -> None:
@@ -142,43 +180,3 @@ def check_layout(saved: Sequence[str], layout: Sequence[str], source: object) ->
         f"{model_name!r} in the model, {env_name!r} in the env. Train a model on this env "
         "(`assembly-gym worldmodel train`)"
     )
-
-
-def load_start_states(folder: str | Path) -> np.ndarray | None:
-    """The start states saved beside a model, shape (N0, d) float32, or None if there are none."""
-    path = Path(folder) / START_STATES
-    if not path.is_file():
-        return None
-    return array_from_bytes(path.read_bytes(), path)
-
-
-def array_to_bytes(array: np.ndarray) -> bytes:
-    """An array in ``.npy`` format."""
-    buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
-    return buffer.getvalue()
-
-
-def array_from_bytes(data: bytes, source: object) -> np.ndarray:
-    """Read ``.npy`` bytes; :class:`CheckpointError` when they are not a valid array."""
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as error:
-        raise CheckpointError(f"{source}: corrupted array ({error})") from error
-
-
-def arrays_to_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """Named arrays in ``.npz`` format."""
-    buffer = io.BytesIO()
-    contiguous = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
-    np.savez(buffer, **contiguous)  # type: ignore[arg-type]  # numpy's stub: a name may be allow_pickle
-    return buffer.getvalue()
-
-
-def arrays_from_bytes(data: bytes, source: object) -> dict[str, np.ndarray]:
-    """Read ``.npz`` bytes; :class:`CheckpointError` when they are not valid."""
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
-        raise CheckpointError(f"{source}: corrupted arrays ({error})") from error

@@ -21,13 +21,14 @@ import numpy as np
 from scipy.special import logsumexp
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import array_from_bytes, array_to_bytes, checked_field
 from assembly_gym.core.state import StateDeclaration
 from assembly_gym.world_models.base import Prediction, Transitions, load_world_model
 from assembly_gym.world_models.checkpoint import (
+    MANIFEST,
     START_STATES,
-    array_from_bytes,
-    array_to_bytes,
-    read_checkpoint_file,
+    Artifact,
+    checkpoint_file,
     save_checkpoint,
 )
 from assembly_gym.world_models.schema import OneHotPart, StateSchema
@@ -223,7 +224,7 @@ class HeadModel(abc.ABC):
     # ------------------------------------------------------------------ persistence
 
     def save(self, path: str | Path) -> None:
-        """Save into the folder ``path``, each file atomically and the manifest last.
+        """Save into the folder ``path`` whole (see :mod:`~assembly_gym.world_models.checkpoint`).
 
         The manifest holds the config, the observation layout and the schema; beside it
         are the parameters and the start states.
@@ -259,25 +260,31 @@ class HeadModel(abc.ABC):
         return model
 
     @classmethod
-    def from_checkpoint(cls, folder: Path, manifest: dict[str, Any]) -> HeadModel:
-        """The loader registered for :attr:`kind` (the manifest is already checked)."""
+    def from_checkpoint(cls, checkpoint: Artifact) -> HeadModel:
+        """The loader registered for :attr:`kind` (the checkpoint is read whole and checked)."""
+        folder, manifest = checkpoint.folder, checkpoint.manifest
+        source = folder / MANIFEST
+        config = checked_field(manifest, "config", dict, source)
+        simulator = checked_field(manifest, "simulator", dict, source)
+        schema = checked_field(manifest, "schema", dict, source)
+        metadata = checked_field(manifest, "metadata", dict, source, default={})
+        checked_field(simulator, "noop_action", (int, type(None)), source)
         try:
-            config, simulator = manifest["config"], manifest["simulator"]
             model = cls(n_bins=int(config.get("n_bins", 20)), seed=int(config.get("seed", 0)))
-            model.schema = StateSchema.from_dict(manifest["schema"])
+            model.schema = StateSchema.from_dict(schema)
             model.obs_names = tuple(manifest["obs_names"])
-            model.metadata = dict(manifest.get("metadata", {}))
+            model.metadata = dict(metadata)
             model.n_actions = int(simulator["n_actions"])
             model._mask_table = np.asarray(simulator["mask_table"], dtype=bool)
             model.noop_action = simulator["noop_action"]
             model.max_episode_steps = int(simulator["max_episode_steps"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise CheckpointError(f"{folder}: corrupted manifest ({error!r})") from error
-        files = {name: read_checkpoint_file(folder, name) for name in cls.parameter_files()}
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise CheckpointError(f"{source}: corrupted manifest ({error!r})") from error
+        files = {name: checkpoint_file(checkpoint, name) for name in cls.parameter_files()}
         model._restore(config, files, folder)
-        if START_STATES in manifest["files"]:
+        if START_STATES in checkpoint.files:
             model.start_states = array_from_bytes(
-                read_checkpoint_file(folder, START_STATES), folder / START_STATES
+                checkpoint.files[START_STATES], folder / START_STATES
             )
         return model
 

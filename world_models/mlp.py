@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.tensorboard import summary_writer
 from assembly_gym.world_models.base import Transitions, register_world_model
+from assembly_gym.world_models.checkpoint import load_torch_weights
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 
 __all__ = ["MLPEnsemble"]
@@ -404,10 +405,9 @@ class MLPEnsemble(HeadModel):
             self._obs_scale = np.asarray(config["obs_scale"], dtype=np.float32)
             self._temperatures = torch.tensor(config["temperatures"], dtype=torch.float32)
             net = _EnsembleNet(self.members, self._sizes(), torch.Generator().manual_seed(0))
-            state = torch.load(io.BytesIO(files[_WEIGHTS]), weights_only=True)
-            net.load_state_dict(state)
-        except (KeyError, TypeError, ValueError, RuntimeError, EOFError) as error:
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
             raise CheckpointError(f"{source}: cannot restore the ensemble ({error})") from error
+        load_torch_weights(net, files[_WEIGHTS], source / _WEIGHTS)
         net.eval()
         self._net = net
 

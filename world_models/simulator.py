@@ -22,9 +22,9 @@ from assembly_gym.core.render import PALETTE, RenderModes, state_picture
 from assembly_gym.core.state import StateDeclaration, VoteGroup
 from assembly_gym.envs.declarations import declaration_for_layout
 from assembly_gym.envs.legislative.render import AssemblyView, Hemicycle, Seat, share_seats
-from assembly_gym.envs.legislative.rewards import RewardFn
+from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward
+from assembly_gym.envs.options import OptionTypes, checked_options
 from assembly_gym.world_models.base import WorldModel, load_world_model
-from assembly_gym.world_models.checkpoint import load_start_states
 
 __all__ = ["SimulatorEnv"]
 
@@ -66,8 +66,8 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     ## Starting State
     A start state drawn with ``self.np_random`` from the start-state distribution: the
-    ``start_states`` argument, else ``start_states.npy`` saved beside the model, else the
-    model's ``start_states`` (the first observations of its training episodes).
+    ``start_states`` argument, else the model's ``start_states`` (the first observations of
+    its training episodes, saved with the model as ``start_states.npy``).
     ``reset(options={"start_state": obs})`` starts from a given observation.
 
     ## Episode End
@@ -104,7 +104,10 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     * v0: initial version; changed since under the same id (a v1 was never cut): the reset
       info carries ``invalid_action`` and ``acted_stage``, and samples are clipped onto the
       observation bounds; ``render_mode="rgb_array"`` added (a picture; no change to the
-      dynamics).
+      dynamics);
+      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
+      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
+      options raise (before: ignored).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -122,6 +125,8 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    RESET_OPTIONS: OptionTypes = {"start_state": (np.ndarray, list, tuple)}
+    """What ``reset(options=…)`` takes."""
 
     def __init__(
         self,
@@ -152,8 +157,6 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         if not n_actions:
             raise ValueError("the model does not say how many actions it takes (n_actions)")
         self.action_space: spaces.Discrete = spaces.Discrete(int(n_actions))
-        if start_states is None and folder is not None:
-            start_states = load_start_states(folder)
         if start_states is None:
             start_states = getattr(self.model, "start_states", None)
         if start_states is None:
@@ -194,10 +197,14 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Draw a start state (or take ``options["start_state"]``)."""
+        """Draw a start state (or take ``options["start_state"]``).
+
+        Raises:
+            ValueError: an option other than :attr:`RESET_OPTIONS` (TypeError: of another type).
+        """
+        options = checked_options(options, self.RESET_OPTIONS, "Simulator-v0")
         super().reset(seed=seed)
-        options = options or {}
-        if "start_state" in options:
+        if options.get("start_state") is not None:
             obs = np.asarray(options["start_state"], dtype=np.float32)
             if not self.observation_space.contains(obs):
                 raise ValueError(f"start_state is not in {self.observation_space}")
@@ -205,10 +212,17 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             obs = self.start_states[self.np_random.integers(len(self.start_states))]
         self._obs, self._steps, self._ended, self._last = obs.copy(), 0, False, None
         self._trace = [self._obs]
-        return obs.copy(), self._info()
+        return obs.copy(), self._info(self._obs, 0, False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Sample the next observation from the model."""
+        """Sample the next observation from the model.
+
+        The env moves only once ``reward_fn`` has returned a finite reward: when it raises,
+        the env is as before the step, its random generator included.
+
+        Raises:
+            RewardFunctionError: ``reward_fn`` returned NaN or ±inf.
+        """
         if self._obs is None or self._ended:
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
         if not self.action_space.contains(action):
@@ -222,35 +236,41 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
                 raise InvalidActionError(f"action {action} is not valid here; valid: {valid}")
             action = int(noop)
         obs = self._obs
+        rng_state = self.np_random.bit_generator.state  # put back if reward_fn fails
         next_obs = self.model.sample(obs[None], np.array([action]), self.np_random)[0]
         # A sample may stray past the modelled env's bounds (a Gaussian head has no edges):
         # projected onto the box, so that every observation lies in the observation space.
         space = self.observation_space
         next_obs = np.clip(np.asarray(next_obs, dtype=np.float32), space.low, space.high)
-        acted_stage = self._stage() or ""
-        self._obs, self._steps = next_obs, self._steps + 1
-        self._trace.append(next_obs)
         terminated = self._terminated(obs, action, next_obs)
-        limit = self.max_episode_steps
-        truncated = not terminated and limit is not None and self._steps >= limit
-        self._ended = terminated or truncated
-        info = self._info(invalid, acted_stage)
-        reward = (
-            0.0 if self.reward_fn is None else float(self.reward_fn(obs, action, next_obs, info))
-        )
+        steps, limit = self._steps + 1, self.max_episode_steps
+        truncated = not terminated and limit is not None and steps >= limit
+        ended = terminated or truncated
+        info = self._info(next_obs, steps, ended, invalid, self._stage(obs) or "")
+        try:
+            reward = 0.0 if self.reward_fn is None else checked_reward(
+                self.reward_fn, float(self.reward_fn(obs, action, next_obs, info))
+            )  # fmt: skip
+        except BaseException:
+            self.np_random.bit_generator.state = rng_state
+            raise
+        self._obs, self._steps, self._ended = next_obs, steps, ended
+        self._trace.append(next_obs)
         self._last = {"action": action, "reward": reward}
         self._show_step()
         return next_obs.copy(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Valid actions in the current state, shape (n,) bool (all True without a model mask)."""
+        return self._mask(self._obs, self._ended)
+
+    def _mask(self, obs: np.ndarray | None, ended: bool) -> np.ndarray:
+        """Valid actions in state ``obs`` (none once the episode has ended), shape (n,) bool."""
         n = self.action_space.n
-        if self._obs is None or self._ended:
+        if obs is None or ended:
             return np.zeros(n, dtype=bool)
         masks = getattr(self.model, "action_masks", None)
-        return (
-            np.ones(n, dtype=bool) if masks is None else np.asarray(masks(self._obs[None])[0], bool)
-        )
+        return np.ones(n, dtype=bool) if masks is None else np.asarray(masks(obs[None])[0], bool)
 
     # ------------------------------------------------------------------ helpers
 
@@ -261,18 +281,22 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         done = self.model.predict(obs[None], np.array([action])).distributions.get("done")
         return done is not None and bool(self.np_random.random() < done[0, 1])
 
-    def _stage(self) -> str | None:
-        if self._stages is None or self._obs is None:
+    def _stage(self, obs: np.ndarray | None) -> str | None:
+        """The stage label of state ``obs`` (None for families without stages)."""
+        if self._stages is None or obs is None:
             return None
-        return self._stages.labels[int(self._obs[self._stage_dims].argmax())]
+        return self._stages.labels[int(obs[self._stage_dims].argmax())]
 
-    def _info(self, invalid: bool = False, acted_stage: str = "") -> dict[str, Any]:
-        """The info, with the same keys at reset (placeholders: nothing acted) and every step."""
+    def _info(
+        self, obs: np.ndarray, steps: int, ended: bool, invalid: bool = False,
+        acted_stage: str = "",
+    ) -> dict[str, Any]:  # fmt: skip
+        """The info in state ``obs`` after ``steps`` steps: one set of keys, reset and step."""
         info: dict[str, Any] = {
-            "step": self._steps, "action_mask": self.action_masks(), "invalid_action": invalid,
+            "step": steps, "action_mask": self._mask(obs, ended), "invalid_action": invalid,
         }  # fmt: skip
         if self._stages is not None:
-            info["stage"] = self._stage()
+            info["stage"] = self._stage(obs)
             info["acted_stage"] = acted_stage
         return info
 
@@ -280,7 +304,7 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """A readable description of the current state: step, stage and non-zero state dims."""
         if self._obs is None:
             return "Simulator-v0: not started (call reset())"
-        stage = self._stage()
+        stage = self._stage(self._obs)
         head = f"Simulator-v0 | step {self._steps}" + (f" | stage {stage}" if stage else "")
         value = {name: self._obs[self.layout.index(name)] for name in self._state_names(8)}
         values = ", ".join(f"{name} {v:.2f}" for name, v in value.items() if v != 0)
@@ -337,7 +361,7 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             share = value[shares[0]]
             seats[:] = share_seats({Seat.SPONSOR: share, Seat.NON_SPONSOR: 1 - share}, _SEATS)
             caption = shares[0].replace("_", " ")
-        stage, outcome = self._stage(), self.declaration.outcome
+        stage, outcome = self._stage(self._obs), self.declaration.outcome
         stages = self._stages
         labels = () if stages is None else stages.labels
         verdict, passed = "", False

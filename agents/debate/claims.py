@@ -20,13 +20,23 @@ a (tendency, observation) pair the command does not mention makes no claim (unif
 A batch whose command times out, exits with a non-zero code or prints something that does not
 follow this schema is reported as a :class:`BatchError`; its observations take their claims
 from the fallback (the built-in scorers) when one is given.
+
+Each call runs in a process group of its own (POSIX), which is killed when the call ends,
+whichever way: on a timeout, on too much output, and after a normal exit, so no process the
+command started outlives its batch. A call that prints more than :data:`MAX_OUTPUT_BYTES` on
+stdout stops the whole run with a :class:`ClaimModelError`.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import select
+import selectors
 import shlex
+import signal
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,13 +49,25 @@ from assembly_gym.agents.debate.observations import Observations
 from assembly_gym.agents.debate.tendencies import TendencyAgent
 from assembly_gym.core.errors import AssemblyGymError
 
-__all__ = ["PROTOCOL", "BatchError", "ClaimModel", "ClaimModelError", "ClaimReport"]
+__all__ = [
+    "MAX_OUTPUT_BYTES",
+    "PROTOCOL",
+    "BatchError",
+    "ClaimModel",
+    "ClaimModelError",
+    "ClaimReport",
+]
 
 PROTOCOL = "assembly-gym-debate-claims/1"
 
+MAX_OUTPUT_BYTES = 16 * 2**20
+"""The most a claim command may print on stdout for one batch (16 MiB); more stops the run."""
+
+_STDERR_TAIL = 64 * 2**10  # bytes of stderr kept (its last line is reported)
+
 
 class ClaimModelError(AssemblyGymError, RuntimeError):
-    """The claim command cannot be run, or batches failed and there is no fallback."""
+    """The claim command cannot be run or printed too much, or batches failed without fallback."""
 
 
 @dataclass(frozen=True)
@@ -74,11 +96,13 @@ class ClaimReport:
         claims: claims on every observation (failed batches: the fallback's).
         answered: which observations the command answered, shape (N,) bool.
         errors: one entry per failed batch.
+        batches: how many batches were sent.
     """
 
     claims: ClaimSet
     answered: np.ndarray
     errors: tuple[BatchError, ...]
+    batches: int
 
 
 class _BadAnswer(Exception):
@@ -92,7 +116,7 @@ class ClaimModel:
     Args:
         command: the program and its arguments (a list, or a string split like a shell would;
             it is not run through a shell).
-        timeout: seconds a batch may take before it is stopped and reported.
+        timeout: seconds a batch may take before its processes are killed and it is reported.
         batch_size: observations per call.
 
     Example:
@@ -154,8 +178,9 @@ class ClaimModel:
             progress: show a tqdm bar over batches.
 
         Raises:
-            ClaimModelError: the command cannot be started, or a batch failed and there is
-                no fallback (the message lists every failed batch).
+            ClaimModelError: the command cannot be started, printed more than
+                :data:`MAX_OUTPUT_BYTES`, or a batch failed and there is no fallback (the
+                message lists every failed batch).
         """
         n, n_actions = len(observations), observations.n_actions
         probs = np.full((len(agents), n, n_actions), 1.0 / max(n_actions, 1))
@@ -184,32 +209,80 @@ class ClaimModel:
                     + "; ".join(str(e) for e in errors)
                 )
             claims = claims.replace(np.flatnonzero(~answered), fallback)
-        return ClaimReport(claims, answered, tuple(errors))
+        return ClaimReport(claims, answered, tuple(errors), len(starts))
 
     def _run(self, request: dict[str, Any]) -> Any:
-        """Run the command on one request; its parsed JSON answer."""
+        """Run the command on one request in a process group of its own; its parsed answer."""
         try:
-            completed = subprocess.run(
+            process = subprocess.Popen(
                 self.command,
-                input=json.dumps(request),
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                check=False,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
             )
-        except subprocess.TimeoutExpired as error:
-            raise _BadAnswer(f"timed out after {self.timeout:g} s") from error
         except OSError as error:
             raise ClaimModelError(
                 f"cannot run claim command {self.command[0]!r}: {error}"
             ) from error
-        if completed.returncode != 0:
-            detail = completed.stderr.strip().splitlines()[-1:] or ["no error output"]
-            raise _BadAnswer(f"command exited with code {completed.returncode}: {detail[0]}")
+        with process:
+            try:
+                stdout, stderr = self._exchange(process, json.dumps(request).encode())
+            finally:
+                _kill_group(process)
+        if process.returncode != 0:
+            lines = stderr.decode(errors="replace").strip().splitlines()
+            detail = lines[-1] if lines else "no error output"
+            raise _BadAnswer(f"command exited with code {process.returncode}: {detail}")
         try:
-            return json.loads(completed.stdout)
-        except json.JSONDecodeError as error:
+            return json.loads(stdout)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise _BadAnswer(f"command did not print valid JSON ({error})") from error
+
+    def _exchange(self, process: subprocess.Popen[bytes], request: bytes) -> tuple[bytes, bytes]:
+        """Write the request, read stdout and the tail of stderr until the command exits.
+
+        Raises:
+            _BadAnswer: past the timeout.
+            ClaimModelError: stdout longer than :data:`MAX_OUTPUT_BYTES`.
+        """
+        assert process.stdin and process.stdout and process.stderr  # all three are pipes
+        deadline = time.monotonic() + self.timeout
+        stdout, stderr, sent = bytearray(), bytearray(), 0
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdin, selectors.EVENT_WRITE)
+            selector.register(process.stdout, selectors.EVENT_READ, stdout)
+            selector.register(process.stderr, selectors.EVENT_READ, stderr)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _BadAnswer(f"timed out after {self.timeout:g} s")
+                for key, _ in selector.select(left):
+                    if key.fileobj is process.stdin:
+                        try:  # at most PIPE_BUF bytes: a write that cannot block
+                            sent += os.write(key.fd, request[sent : sent + select.PIPE_BUF])
+                        except BrokenPipeError:  # the command stopped reading: fine
+                            sent = len(request)
+                        if sent == len(request):
+                            selector.unregister(process.stdin)
+                            process.stdin.close()
+                        continue
+                    chunk = os.read(key.fd, 2**16)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    key.data.extend(chunk)
+                    del stderr[:-_STDERR_TAIL]
+                    if len(stdout) > MAX_OUTPUT_BYTES:
+                        raise ClaimModelError(
+                            f"claim command {shlex.join(self.command)!r} printed more than "
+                            f"{MAX_OUTPUT_BYTES} bytes for one batch (MAX_OUTPUT_BYTES); stopped it"
+                        )
+        try:
+            process.wait(max(deadline - time.monotonic(), 0.0))
+        except subprocess.TimeoutExpired as error:
+            raise _BadAnswer(f"timed out after {self.timeout:g} s") from error
+        return bytes(stdout), bytes(stderr)
 
     @staticmethod
     def _parse(
@@ -249,6 +322,15 @@ class ClaimModel:
                 batch_probs[k, i] = (1.0 - strength) / n_actions
                 batch_probs[k, i, actions[action]] += strength
         return batch_probs, batch_relevance
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the command's process group (whatever it still runs) and reap the command."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # gone (macOS: only zombies left)
+        pass
+    process.wait()
 
 
 def _unit(value: Any, where: str, name: str) -> float:

@@ -61,6 +61,9 @@ class TrainHistory:
         best_epoch: the epoch with the highest validation accuracy (the earliest on ties).
         metrics: one :class:`EpochMetrics` per epoch.
         validation_results: one :class:`ValidationResult` per epoch.
+        claim_batches: batches sent to the claim command (0: built-in claims only).
+        claim_failures: how many of them failed (their claims came from the built-in scorers).
+        first_claim_error: what went wrong in the first failed batch; None if none failed.
     """
 
     epochs_run: int
@@ -68,6 +71,14 @@ class TrainHistory:
     best_epoch: int
     metrics: tuple[EpochMetrics, ...]
     validation_results: tuple[ValidationResult, ...]
+    claim_batches: int = 0
+    claim_failures: int = 0
+    first_claim_error: str | None = None
+
+    @property
+    def claims_all_failed(self) -> bool:
+        """Whether a claim command was used and failed on every batch."""
+        return self.claim_batches > 0 and self.claim_failures == self.claim_batches
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -77,11 +88,15 @@ class TrainHistory:
             "best_epoch": self.best_epoch,
             "metrics": [m.to_dict() for m in self.metrics],
             "validation_results": [v.to_dict() for v in self.validation_results],
+            "claim_batches": self.claim_batches,
+            "claim_failures": self.claim_failures,
+            "first_claim_error": self.first_claim_error,
         }
 
     @classmethod
     def from_dict(cls, payload: dict[str, Any]) -> TrainHistory:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (a history saved before the claim fields has none)."""
+        first_error = payload.get("first_claim_error")
         return cls(
             epochs_run=int(payload["epochs_run"]),
             converged=bool(payload["converged"]),
@@ -90,6 +105,9 @@ class TrainHistory:
             validation_results=tuple(
                 ValidationResult.from_dict(v) for v in payload["validation_results"]
             ),
+            claim_batches=int(payload.get("claim_batches", 0)),
+            claim_failures=int(payload.get("claim_failures", 0)),
+            first_claim_error=None if first_error is None else str(first_error),
         )
 
 

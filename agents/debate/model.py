@@ -35,12 +35,15 @@ from assembly_gym.agents.debate.tendencies import (
 )
 from assembly_gym.agents.debate.trainer import Trainer
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.core.persist import atomic_write_json, read_versioned_json
+from assembly_gym.core.persist import atomic_write_json, checked_field, read_versioned_json
 
 __all__ = ["MODEL_KIND", "DebateModel", "create_debate_model"]
 
 MODEL_KIND = "debate-model"
 _VERSION = 1
+_AGENT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "name": str, "description": str, "tendency": (str, type(None)), "allocation": (int, float),
+}  # fmt: skip
 
 
 class DebateModel:
@@ -128,9 +131,18 @@ class DebateModel:
         """Read a model written by :meth:`save`.
 
         Raises:
-            CheckpointError: missing, corrupted, another kind or version, or malformed content.
+            CheckpointError: missing, corrupted, another kind or version, or malformed content
+                (a field of the wrong type included).
         """
         document = read_versioned_json(path, kind=MODEL_KIND, version=_VERSION)
+        problem = "malformed debate model"
+        name = checked_field(document, "name", str, path, problem=problem)
+        saved_agents = checked_field(document, "agents", list, path, items=dict, problem=problem)
+        for agent in saved_agents:
+            for key, types in _AGENT_FIELDS.items():
+                checked_field(agent, key, types, path, problem=problem)
+        observations = checked_field(document, "observations", dict, path, problem=problem)
+        history = checked_field(document, "history", (dict, type(None)), path, problem=problem)
         try:
             agents = [
                 TendencyAgent(
@@ -139,17 +151,16 @@ class DebateModel:
                     None if a["tendency"] is None else Tendency(a["tendency"]),
                     float(a["allocation"]),
                 )
-                for a in document["agents"]
+                for a in saved_agents
             ]
-            observations = Observations.from_dict(document["observations"])
-            history = document["history"]
             return cls(
-                document["name"],
+                name,
                 agents,
-                observations,
+                Observations.from_dict(observations),
                 history=None if history is None else TrainHistory.from_dict(history),
             )
-        except (KeyError, TypeError, ValueError) as error:
+        # AttributeError: a nested field of the wrong type (a number where a list belongs).
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise CheckpointError(f"{path}: malformed debate model ({error!r})") from error
 
     def summary(self) -> str:
@@ -178,6 +189,12 @@ class DebateModel:
                 lines.append(
                     f"Held-out actions: accuracy {last.action_accuracy:.3f}, macro-F1 "
                     f"{last.action_macro_f1:.3f}, log-loss {last.action_log_loss:.3f}"
+                )
+            if self.history.claim_failures:
+                lines.append(
+                    f"Claim command failed on {self.history.claim_failures} of "
+                    f"{self.history.claim_batches} batches (built-in claims used); first: "
+                    f"{self.history.first_claim_error}"
                 )
         return "\n".join(lines)
 

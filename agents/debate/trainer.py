@@ -77,7 +77,7 @@ class Trainer:
             logger: one logger, several, or None.
             verbose: show a progress bar over epochs.
             claim_model: an external command that makes the claims (built-in scorers
-                fill in for batches it fails on).
+                fill in for batches it fails on; the history counts them).
 
         Returns:
             The history and the debate's result.
@@ -96,7 +96,7 @@ class Trainer:
                 f"need at least two observations (one to train, one to validate), "
                 f"got {len(observations)}"
             )
-        claims, errors = self._claims(observations, agents, claim_model, verbose)
+        claims, errors, batches = self._claims(observations, agents, claim_model, verbose)
         train, held_out = self.split(len(observations))
         outcomes = observations.actions
         masks = observations.masks
@@ -147,7 +147,14 @@ class Trainer:
             agent.allocation = float(share)
         best = max(range(len(validations)), key=lambda t: (validations[t].accuracy, -t))
         history = TrainHistory(
-            len(metrics), converged, best + 1, tuple(metrics), tuple(validations)
+            len(metrics),
+            converged,
+            best + 1,
+            tuple(metrics),
+            tuple(validations),
+            claim_batches=batches,
+            claim_failures=len(errors),
+            first_claim_error=str(errors[0]) if errors else None,
         )
         result = DebateResult(
             winner=names[int(np.argmax(allocations))],
@@ -172,12 +179,13 @@ class Trainer:
         agents: Sequence[TendencyAgent],
         claim_model: ClaimModel | None,
         verbose: bool,
-    ) -> tuple[ClaimSet, tuple[BatchError, ...]]:
+    ) -> tuple[ClaimSet, tuple[BatchError, ...], int]:
+        """Claims on every observation, the claim command's failed batches and its batches."""
         builtin = compute_claims(observations, agents)
         if claim_model is None:
-            return builtin, ()
+            return builtin, (), 0
         report = claim_model.claims(observations, agents, fallback=builtin, progress=verbose)
-        return report.claims, report.errors
+        return report.claims, report.errors, report.batches
 
     def split(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The seeded (train, validation) positions of n observations, each sorted and non-empty.

@@ -3,6 +3,7 @@
 Modules:
     errors: the project's error types (``DataError`` names file, row and field).
     persist: atomic, versioned saving (temporary file beside the target, then rename).
+    artifact: folders saved whole (a temporary sibling swapped in at once) and read whole.
     paths: where the real data lives (``$ASSEMBLY_GYM_DATA``, else ``../shared/data``).
     layout: ``ObservationLayout``, the names of an observation's dimensions.
     state: ``StateDeclaration``, how an env family declares its state (stages, categorical

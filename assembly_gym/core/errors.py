@@ -10,6 +10,7 @@ __all__ = [
     "DataError",
     "InvalidActionError",
     "MissingDependencyError",
+    "RewardFunctionError",
 ]
 
 
@@ -60,6 +61,13 @@ def _rebuild_data_error(
 
 class InvalidActionError(AssemblyGymError, ValueError):
     """An action that is outside the action space or masked out in the current state."""
+
+
+class RewardFunctionError(AssemblyGymError, ValueError):
+    """A reward function returned a value that is not a finite number (NaN or ±inf).
+
+    The message names the function and the value; the env that called it has not moved.
+    """
 
 
 class CheckpointError(AssemblyGymError, ValueError):

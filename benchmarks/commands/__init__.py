@@ -11,6 +11,8 @@ import types
 import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from assembly_gym.benchmarks.commands.arguments import Number
+
 __all__ = ["add_data_source", "add_dataclass_flags", "dataclass_from_flags"]
 
 if TYPE_CHECKING:
@@ -34,7 +36,9 @@ def add_dataclass_flags(parser: argparse.ArgumentParser, settings: type) -> None
 
     A field ``name`` becomes ``--name`` (underscores as hyphens; metadata ``flag`` overrides),
     with the field's default and the metadata's ``help`` (and ``metavar``). A ``bool`` is a
-    switch; ``X | None`` takes an X; ``tuple[X, ...]`` takes one or more.
+    switch; ``X | None`` takes an X; ``tuple[X, ...]`` takes one or more. An ``int`` or
+    ``float`` takes a finite number within metadata ``minimum`` and ``maximum`` (when given),
+    checked as the flags are parsed (:class:`~.arguments.Number`).
 
     Args:
         parser: the command's parser.
@@ -51,6 +55,8 @@ def add_dataclass_flags(parser: argparse.ArgumentParser, settings: type) -> None
         nargs = None
         if typing.get_origin(kind) is tuple:
             kind, nargs = typing.get_args(kind)[0], "+"
+        if kind in (int, float):
+            kind = Number(kind, low=item.metadata.get("minimum"), high=item.metadata.get("maximum"))
         parser.add_argument(
             flag,
             dest=item.name,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
-from pathlib import Path
 from typing import Any
 
 from assembly_gym.agents.base import EpisodicAgent
 from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
+from assembly_gym.benchmarks.commands.arguments import JOBS, ArtifactFolder
 from assembly_gym.benchmarks.executor import make_executor
-from assembly_gym.benchmarks.report import write_report
+from assembly_gym.benchmarks.report import RESULTS, write_report
 from assembly_gym.benchmarks.suites import SUITES, AgentSpec, Options, Suite, run_suite
 from assembly_gym.benchmarks.suites.base import build_task
 from assembly_gym.core.errors import AssemblyGymError
@@ -51,12 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=ArtifactFolder(RESULTS, RESULTS_KIND),
         default=None,
-        help="folder for results.json, results.md, report.html and PNG plots",
+        help="folder for results.json, results.md, report.html and PNG plots (a new or empty "
+        "folder, or an earlier report's)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, help="parallel worker processes (-1: all cores)"
+        "--jobs", type=JOBS, default=1, help="parallel worker processes (-1: all cores)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(run=run)
@@ -83,14 +84,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the suites, print their tables, write the report."""
     names = args.suite or (["unvotes"] if args.data else ["synthetic"])
     options = dataclass_from_flags(Options, args)
-    if options.n_bootstrap < 10:
-        raise AssemblyGymError(f"--bootstrap must be at least 10, got {options.n_bootstrap}")
     wanted = tuple(args.agents) if args.agents else None
     executor = make_executor(args.jobs)
-    results = []
-    for name in names:
-        suite = _restricted(SUITES[name], wanted)
-        if wanted:
+    if wanted:  # every suite's names checked before the first suite runs
+        for name in names:
             task = build_task(SUITES[name], options)
             available = [spec.name for spec in SUITES[name].agents(task, options)]
             unknown = sorted(set(wanted) - set(available))
@@ -98,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
                 raise AssemblyGymError(
                     f"unknown agents {unknown} in suite {name}; choose from {available}"
                 )
+    results = []
+    for name in names:
+        suite = _restricted(SUITES[name], wanted)
         result = run_suite(suite, options, executor=executor, progress=not args.quiet)
         print(f"## {name}\n\n{result.to_markdown()}\n")
         results.append(result)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from assembly_gym.agents.debate import (
     ClaimModel,
+    ClaimModelError,
     ConsoleLogger,
     DebateLogger,
     DebateModel,
@@ -28,8 +29,31 @@ from assembly_gym.agents.debate import (
     rollcall_observations,
 )
 from assembly_gym.benchmarks.commands import add_data_source
+from assembly_gym.benchmarks.commands.arguments import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    UNIT_INTERVAL,
+    Number,
+    output_file,
+    output_folder,
+)
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.sources import roll_call_data
+
+_TRAIN_FLAGS = {
+    "max_epochs": POSITIVE_INT,
+    "min_epochs": POSITIVE_INT,
+    "convergence_threshold": NON_NEGATIVE,
+    "patience": POSITIVE_INT,
+    "initial_lr": POSITIVE,
+    "lr_decay": Number(float, low=0, high=1, low_open=True),
+    "validation_split": Number(float, low=0, high=1, low_open=True, high_open=True),
+    "min_allocation": UNIT_INTERVAL,
+    "max_allocation": UNIT_INTERVAL,
+}
+"""The type of each :class:`TrainConfig` field's flag (its range as TrainConfig checks it)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,11 +90,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--name", default=None, help="the model's name (default: the country, or the file's name)"
     )
     train.add_argument(
-        "--log-json", type=Path, default=None, metavar="FILE", help="write the training log as JSON"
+        "--log-json",
+        type=output_file,
+        default=None,
+        metavar="FILE",
+        help="write the training log as JSON",
     )
     train.add_argument(
         "--tensorboard",
-        type=Path,
+        type=output_folder,
         default=None,
         metavar="DIR",
         help="write TensorBoard scalars into this folder",
@@ -83,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.add_argument(
         "--plot",
-        type=Path,
+        type=output_file,
         default=None,
         metavar="PNG",
         help="draw the allocation trajectories into this PNG",
@@ -92,24 +120,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for field in fields(TrainConfig):
         train.add_argument(
             f"--{field.name.replace('_', '-')}",
-            type=type(getattr(defaults, field.name)),
+            type=_TRAIN_FLAGS[field.name],
             default=getattr(defaults, field.name),
             help=f"TrainConfig.{field.name} (default {getattr(defaults, field.name)})",
         )
-    train.add_argument("--seed", type=int, default=0, help="seed of the validation split")
+    train.add_argument("--seed", type=SEED, default=0, help="seed of the validation split")
     train.add_argument(
         "--claim-command",
         default=None,
         metavar="CMD",
         help="an external command that makes the claims (JSON on stdin/stdout)",
     )
-    train.add_argument("--claim-timeout", type=float, default=60.0, help="seconds per claim batch")
     train.add_argument(
-        "--claim-batch-size", type=int, default=16, help="observations per claim batch"
+        "--claim-timeout", type=POSITIVE, default=60.0, help="seconds per claim batch"
+    )
+    train.add_argument(
+        "--claim-batch-size", type=POSITIVE_INT, default=16, help="observations per claim batch"
     )
     train.add_argument("--quiet", action="store_true", help="no per-epoch console blocks")
     train.add_argument(
-        "--out", type=Path, required=True, metavar="MODEL", help="where to save the model"
+        "--out", type=output_file, required=True, metavar="MODEL", help="where to save the model"
     )
     train.set_defaults(run=run_train, parser=train)
 
@@ -143,17 +173,20 @@ def _model(args: argparse.Namespace) -> DebateModel:
 
 def run_train(args: argparse.Namespace) -> int:
     """Train a model, log it, save it and print its summary."""
-    model = _model(args)
-    try:
+    try:  # the settings together (each flag alone was checked as it was parsed)
         config = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
-        config.check_tendencies(len(model.agents))
         claim_model = None
         if args.claim_command is not None:
             claim_model = ClaimModel(
                 args.claim_command, timeout=args.claim_timeout, batch_size=args.claim_batch_size
             )
     except ValueError as error:
-        args.parser.error(str(error))  # exits with code 2 and the usage line
+        args.parser.error(str(error))  # one line, exit code 2
+    model = _model(args)
+    try:
+        config.check_tendencies(len(model.agents))
+    except ValueError as error:
+        args.parser.error(str(error))
     loggers: list[DebateLogger] = [] if args.quiet else [ConsoleLogger()]
     if args.log_json is not None:
         loggers.append(JSONLogger(args.log_json))
@@ -162,6 +195,11 @@ def run_train(args: argparse.Namespace) -> int:
     if args.wandb is not None:
         loggers.append(WandbLogger(args.wandb, model.name))
     history, _ = model.train(config, logger=loggers, seed=args.seed, claim_model=claim_model)
+    if history.claims_all_failed:  # nothing came from the command: not a model of what was asked
+        raise ClaimModelError(
+            f"claim command {args.claim_command!r} failed on all {history.claim_batches} "
+            f"batches, nothing saved; first failure: {history.first_claim_error}"
+        )
     model.save(args.out)
     if args.plot is not None:
         plot_allocations(

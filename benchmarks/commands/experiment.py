@@ -40,4 +40,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.name is None:
         raise AssemblyGymError("name an experiment (--list shows them)")
+    experiments.load(args.name)  # an unknown name: an error of `assembly-gym experiment`
+    args.prog = f"{args.prog} {args.name}"  # later errors are the experiment's (cli's one line)
     return experiments.main(args.name, args.flags)

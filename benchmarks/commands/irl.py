@@ -19,11 +19,18 @@ from pathlib import Path
 import pandas as pd
 
 from assembly_gym.benchmarks.commands import add_data_source
+from assembly_gym.benchmarks.commands.arguments import (
+    NON_NEGATIVE,
+    ArtifactFolder,
+    output_file,
+    output_folder,
+)
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.persist import atomic_write_text
 from assembly_gym.envs.legislative.data import UNVOTES_FILES, load_roll_call_attributes
 from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.sources import roll_call_data
+from assembly_gym.irl.reward_model import MODEL_FILE, MODEL_KIND
 
 __all__ = ["register", "run_explain", "run_fit", "run_predict"]
 
@@ -57,13 +64,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fit.add_argument(
         "--out",
         required=True,
-        type=Path,
+        type=ArtifactFolder(MODEL_FILE, MODEL_KIND),
         metavar="MODEL_DIR",
-        help="folder to write the model into",
+        help="folder to write the model into (a new or empty folder, or an earlier model's)",
     )
     fit.add_argument(
         "--l2",
-        type=float,
+        type=NON_NEGATIVE,
         default=None,
         help="prior precision on standardised weights (default: the validated "
         "value for real data, 10 otherwise)",
@@ -99,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     explain.add_argument(
         "--plots",
-        type=Path,
+        type=output_folder,
         default=None,
         metavar="DIR",
         help="also write weights_heatmap.png and dendrogram.png of all countries into DIR",
@@ -115,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="folder with un_roll_calls.csv.gz and un_roll_call_issues.csv.gz",
     )
-    predict.add_argument("--out", required=True, type=Path, metavar="PREDICTIONS.csv")
+    predict.add_argument("--out", required=True, type=output_file, metavar="PREDICTIONS.csv")
     predict.add_argument("--quiet", action="store_true", help="no progress bar")
     predict.set_defaults(run=run_predict)
 
@@ -141,8 +148,8 @@ def run_fit(args: argparse.Namespace) -> int:
     """Fit and save; prints a one-paragraph summary."""
     from assembly_gym.irl.rollcall import fit_reward_model
 
-    data = roll_call_data(None if args.synthetic else args.data)
     first, last = parse_sessions(args.sessions)
+    data = roll_call_data(None if args.synthetic else args.data)
     if first is not None:
         data = data.select_sessions(first, last)
     l2 = args.l2 if args.l2 is not None else (DEFAULT_REAL_L2 if args.data else 10.0)

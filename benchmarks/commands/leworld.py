@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from dataclasses import replace
@@ -17,9 +18,17 @@ from pathlib import Path
 
 import torch
 
-from assembly_gym.core.persist import atomic_write_text
+from assembly_gym.benchmarks.commands.arguments import (
+    POSITIVE_INT,
+    SEED,
+    THREADS,
+    ArtifactFolder,
+    check_logs_outside,
+    output_folder,
+)
 from assembly_gym.envs.memory import DIFFICULTIES, POPULATIONS, MemoryWorld, MemoryWorldConfig
 from assembly_gym.envs.memory.population import roll_call_experience
+from assembly_gym.world_models.checkpoint import CHECKPOINT_KIND, MANIFEST
 from assembly_gym.world_models.leworld import (
     LeWorldConfig,
     LeWorldMetrics,
@@ -54,7 +63,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="1, 2 or 3 relevant regions (default medium)",
     )
     train.add_argument(
-        "--out", type=Path, required=True, help="folder for the checkpoint and results.md"
+        "--out",
+        type=ArtifactFolder(MANIFEST, CHECKPOINT_KIND),
+        required=True,
+        help="folder for the checkpoint and results.md (a new or empty folder, or an earlier "
+        "checkpoint's)",
     )
     train.add_argument(
         "--quick",
@@ -62,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a fifth of the epochs of phases 2 and 3 (phase 1 whole)",
     )
     train.add_argument(
-        "--seed", type=int, default=0, help="seeds weights, data and shuffling (default 0)"
+        "--seed", type=SEED, default=0, help="seeds weights, data and shuffling (default 0)"
     )
     train.add_argument(
         "--population",
@@ -75,10 +88,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="roll calls for --population experience: 'unvotes', a path (default: synthetic)",
     )
-    train.add_argument("--num-words", type=int, default=None, help="memory size (default 65,536)")
+    train.add_argument(
+        "--num-words", type=POSITIVE_INT, default=None, help="memory size (default 65,536)"
+    )
     train.add_argument(
         "--train-sequences",
-        type=int,
+        type=POSITIVE_INT,
         default=None,
         help="training sequences per epoch (default 1,000)",
     )
@@ -89,7 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="override a LeWorldConfig field, e.g. --set phase2_epochs=20 (repeatable)",
     )
-    train.add_argument("--tensorboard", type=Path, default=None, help="TensorBoard log folder")
+    train.add_argument(
+        "--tensorboard", type=output_folder, default=None, help="TensorBoard log folder"
+    )
     _common(train)
     train.set_defaults(run=run_train)
     evaluate = actions.add_parser("eval", help="evaluate a saved system on its held-out sequences")
@@ -101,7 +118,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threads",
-        type=int,
+        type=THREADS,
         default=1,
         help="torch threads (default 1: the small matrices run fastest on one)",
     )
@@ -134,32 +151,31 @@ def _override(config: LeWorldConfig, settings: list[str]) -> LeWorldConfig:
                 values[name] = kind(text)
             except ValueError:
                 raise ValueError(f"--set {setting!r}: {name} must be a {kind.__name__}") from None
+            if not math.isfinite(values[name]):
+                raise ValueError(f"--set {setting!r}: {name} must be a finite number")
     return LeWorldConfig.from_dict(values)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Train, print per-phase timings and the evaluation table, save the system."""
-    torch.set_num_threads(args.threads)
+    check_logs_outside(args.tensorboard, args.out)
     options = {"difficulty": args.difficulty, "population": args.population}
     if args.num_words is not None:
         options["num_words"] = args.num_words
-    try:
-        world_config = MemoryWorldConfig(**options)
-    except ValueError as error:  # bad sizes from the command line: one line, exit code 2
-        print(f"assembly-gym leworld train: error: {error}", file=sys.stderr)
-        return 2
-    experience = roll_call_experience(args.data) if args.population == "experience" else None
-    world = MemoryWorld(world_config, experience=experience)
     config = LeWorldConfig()
     if args.quick:
         config = config.quick()
     if args.train_sequences is not None:
         config = replace(config, num_train_sequences=args.train_sequences)
-    try:
+    try:  # the sizes and overrides together, before any work: one line, exit code 2
+        world_config = MemoryWorldConfig(**options)
         config = _override(config, args.set)
     except ValueError as error:
-        print(f"assembly-gym leworld train: error: {error}", file=sys.stderr)
+        print(f"{args.prog}: error: {error}", file=sys.stderr)
         return 2
+    torch.set_num_threads(args.threads)
+    experience = roll_call_experience(args.data) if args.population == "experience" else None
+    world = MemoryWorld(world_config, experience=experience)
     started = time.perf_counter()
     system, report = train_leworld(
         world,
@@ -197,8 +213,7 @@ def run_train(args: argparse.Namespace) -> int:
         "quick": args.quick,
         "experience_data": args.data,
     }
-    LeWorldModel(system).save(args.out, extra=extra)
-    atomic_write_text(args.out / RESULTS, text + "\n")
+    LeWorldModel(system).save(args.out, extra=extra, files={RESULTS: (text + "\n").encode()})
     print(f"saved to {args.out}")
     return 0
 

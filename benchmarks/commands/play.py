@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, SESSION
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.envs.legislative.data import Vote
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
@@ -38,14 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="real data (an unvotes folder); default: the synthetic assembly",
     )
-    parser.add_argument("--session", type=int, default=None, help="the session to play")
+    parser.add_argument("--session", type=SESSION, default=None, help="the session to play")
     parser.add_argument(
         "--steps",
-        type=int,
+        type=POSITIVE_INT,
         default=None,
         help="stop after this many steps (default: the whole episode)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the episode draw")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the episode draw")
     parser.add_argument(
         "--expert",
         action="store_true",

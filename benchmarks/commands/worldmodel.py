@@ -16,9 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from assembly_gym.benchmarks.commands import add_data_source
+from assembly_gym.benchmarks.commands.arguments import (
+    POSITIVE_INT,
+    SEED,
+    SESSION,
+    THREADS,
+    ArtifactFolder,
+    check_logs_outside,
+    output_folder,
+)
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.world_models.base import load_world_model
-from assembly_gym.world_models.checkpoint import read_manifest
+from assembly_gym.world_models.checkpoint import CHECKPOINT_KIND, MANIFEST, read_manifest
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.evaluation import evaluate_world_model, evaluation_table
 from assembly_gym.world_models.heads import HeadModel
@@ -51,7 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=ENV_NAMES,
         help="the env whose transitions to learn",
     )
-    train.add_argument("--out", required=True, type=Path, help="folder to save the model into")
+    train.add_argument(
+        "--out",
+        required=True,
+        type=ArtifactFolder(MANIFEST, CHECKPOINT_KIND),
+        help="folder to save the model into (a new or empty folder, or an earlier model's)",
+    )
     train.add_argument(
         "--model",
         choices=("mlp", "empirical"),
@@ -60,23 +74,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.add_argument(
         "--last-train-session",
-        type=int,
+        type=SESSION,
         default=None,
         help="temporal split: test on later sessions (default: 60 on real data "
         "with sessions ≥ 61, else 60/20/20 of the resolutions at random)",
     )
-    train.add_argument("--seed", type=int, default=0, help="seed of the split and the model")
-    train.add_argument("--members", type=int, default=5, help="ensemble members (mlp)")
-    train.add_argument("--max-epochs", type=int, default=40, help="epoch limit (mlp)")
+    train.add_argument("--seed", type=SEED, default=0, help="seed of the split and the model")
+    train.add_argument("--members", type=POSITIVE_INT, default=5, help="ensemble members (mlp)")
+    train.add_argument("--max-epochs", type=POSITIVE_INT, default=40, help="epoch limit (mlp)")
     train.add_argument(
         "--threads",
-        type=int,
+        type=THREADS,
         default=None,
         help="torch threads while training (mlp; default: torch's)",
     )
     train.add_argument(
         "--tensorboard",
-        type=Path,
+        type=output_folder,
         default=None,
         metavar="DIR",
         help="write TensorBoard losses into DIR (mlp)",
@@ -95,7 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="data to evaluate on (default: the data the model was trained on)",
     )
-    evaluate.add_argument("--seed", type=int, default=0, help="seed of the rollouts")
+    evaluate.add_argument("--seed", type=SEED, default=0, help="seed of the rollouts")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
     evaluate.set_defaults(run=run_eval)
 
@@ -107,6 +121,7 @@ def _data_spec(data: str | None) -> Any:
 
 def run_train(args: argparse.Namespace) -> int:
     """Build the env's transitions, split, fit, save and print a summary."""
+    check_logs_outside(args.tensorboard, args.out)
     transitions = env_transitions(args.env, _data_spec(args.data), progress=not args.quiet)
     last = args.last_train_session
     sessions = transitions.extras.get("session")

@@ -10,8 +10,13 @@ the guides. An experiment module has
 * ``run(args)``, which prints its report.
 
 The common flags are added here, once: ``--seed``, ``--threads``, ``--out`` (also write the
-printed report to a file) and ``--quiet``. An experiment on the real votes also takes
-``--data`` (:func:`add_data_argument`, :func:`real_votes`).
+printed report to a file, whole once the run is done) and ``--quiet``. An experiment on the
+real votes also takes ``--data`` (:func:`add_data_argument`, :func:`real_votes`).
+
+Every flag is checked while the flags are parsed, before any work (numbers by the types of
+:mod:`assembly_gym.benchmarks.commands.arguments`; a bad one is one line on stderr and exit
+code 2, as for every ``assembly-gym`` command); checks that need several flags come first in
+``run``.
 
 Example:
     >>> from assembly_gym.benchmarks.experiments import EXPERIMENTS, build_parser
@@ -37,8 +42,11 @@ from typing import TextIO
 
 from threadpoolctl import threadpool_limits
 
+from assembly_gym.benchmarks.cli import Parser
+from assembly_gym.benchmarks.commands.arguments import SEED, THREADS, output_file
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.core.persist import atomic_write_text
 
 __all__ = [
     "EXPERIMENTS",
@@ -76,39 +84,46 @@ def _docstring(module: ModuleType) -> str:
 
 
 def build_parser(name: str) -> argparse.ArgumentParser:
-    """An experiment's parser: the common flags, then its own."""
+    """An experiment's parser: the common flags, then its own; ``run`` is its default."""
     module = load(name)
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=f"assembly-gym experiment {name}",
         description=_docstring(module),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     common = parser.add_argument_group("common flags")
     common.add_argument(
-        "--seed", type=int, default=0, help="seed of its random choices (default: %(default)s)"
+        "--seed", type=SEED, default=0, help="seed of its random choices (default: %(default)s)"
     )
     common.add_argument(
         "--threads",
-        type=int,
+        type=THREADS,
         default=None,
         metavar="N",
         help="BLAS and OpenMP (torch) threads while it runs (default: %(default)s; None: "
         "the libraries' own)",
     )
     common.add_argument(
-        "--out", type=Path, default=None, metavar="FILE", help="also write its report to FILE"
+        "--out",
+        type=output_file,
+        default=None,
+        metavar="FILE",
+        help="also write its report to FILE (replaced once the run is done)",
     )
     common.add_argument("--quiet", action="store_true", help="no progress bars")
     module.add_arguments(parser)
+    parser.set_defaults(run=module.run)
     return parser
 
 
 def main(name: str, argv: Sequence[str] = ()) -> int:
-    """Parse an experiment's flags and run it; returns the exit code (0)."""
-    module = load(name)
+    """Parse an experiment's flags and run it; returns the exit code (0).
+
+    A bad flag exits with one line on stderr and ``SystemExit(2)`` before the experiment runs.
+    """
     args = build_parser(name).parse_args(list(argv))
     with threadpool_limits(limits=args.threads), _report(args.out):  # None: no limit
-        module.run(args)
+        args.run(args)
     return 0
 
 
@@ -155,11 +170,15 @@ class _Tee(io.TextIOBase):
 
 @contextlib.contextmanager
 def _report(out: Path | None) -> Iterator[None]:
-    """What is printed also goes to ``out`` (folders created), when given."""
+    """What is printed also goes to ``out`` (folders created), when given.
+
+    ``out`` is written whole, in one rename, when the run is done: a run that fails or is
+    killed leaves an earlier report there as it was.
+    """
     if out is None:
         yield
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8") as file:
-        with contextlib.redirect_stdout(_Tee(sys.stdout, file)):
-            yield
+    report = io.StringIO()
+    with contextlib.redirect_stdout(_Tee(sys.stdout, report)):
+        yield
+    atomic_write_text(out, report.getvalue())

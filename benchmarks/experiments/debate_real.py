@@ -18,6 +18,7 @@ import argparse
 import traceback
 
 from assembly_gym.agents.debate import DebateAllocatorAgent, Tendency
+from assembly_gym.benchmarks.commands.arguments import SESSION
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import AgentFactory, TemporalSplit, default_agents, evaluate
 from assembly_gym.envs.legislative.sources import roll_call_data
@@ -61,7 +62,7 @@ def irl_factory() -> tuple[AgentFactory | None, str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The split, the countries and the data."""
-    parser.add_argument("--last-train-session", type=int, default=60)
+    parser.add_argument("--last-train-session", type=SESSION, default=60)
     parser.add_argument(
         "--countries",
         nargs="+",

@@ -35,6 +35,7 @@ from assembly_gym.agents.debate import (
     plant_mixture,
     project_bounded_simplex,
 )
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, Number
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.metrics import argmax_random_ties
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
@@ -119,10 +120,10 @@ def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Actors per size and the sizes."""
-    parser.add_argument("--actors", type=int, default=20, help="planted actors per size")
+    parser.add_argument("--actors", type=POSITIVE_INT, default=20, help="planted actors per size")
     parser.add_argument(
         "--countries",
-        type=int,
+        type=Number(int, low=1, high=ASSEMBLY.n_countries),
         nargs="+",
         default=[1, 5],
         metavar="K",

@@ -27,6 +27,7 @@ from assembly_gym.agents.debate import (
     legislative_agents,
     observations_from_demonstrations,
 )
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
@@ -49,8 +50,8 @@ def median_seconds(function, repeats: int) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Observations and repeats; the assembly's seed."""
-    parser.add_argument("--observations", type=int, default=10_000)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--observations", type=POSITIVE_INT, default=10_000)
+    parser.add_argument("--repeats", type=POSITIVE_INT, default=7)
     parser.set_defaults(seed=3)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from assembly_gym.benchmarks.cli import main as cli
+from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE, SESSION
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
 from assembly_gym.core.errors import AssemblyGymError
@@ -71,19 +72,27 @@ def validate_l2(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The λ grid, the sessions and the data."""
     parser.add_argument(
-        "--l2-grid", type=float, nargs="+", default=[30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0]
+        "--l2-grid",
+        type=NON_NEGATIVE,
+        nargs="+",
+        default=[30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0],
     )
-    parser.add_argument("--last-train-session", type=int, default=60, help="(default 60)")
+    parser.add_argument("--last-train-session", type=SESSION, default=60, help="(default 60)")
     parser.add_argument(
-        "--last-fit-session", type=int, default=55, help="λ's fit part ends here (default 55)"
+        "--last-fit-session", type=SESSION, default=55, help="λ's fit part ends here (default 55)"
     )
     add_data_argument(parser)
 
 
 def run(args: argparse.Namespace) -> None:
     """Validate λ, fit and predict through the CLI, score beside the baselines."""
-    folder = real_votes(args)
     last_train, last_fit = args.last_train_session, args.last_fit_session
+    if last_fit >= last_train:
+        raise AssemblyGymError(
+            f"--last-fit-session {last_fit} leaves no validation sessions: it must be before "
+            f"--last-train-session {last_train}"
+        )
+    folder = real_votes(args)
     data = load_unvotes(folder)
     split = TemporalSplit.of(data, last_train)
     print(f"Data {folder}; {split.describe()}")

@@ -24,6 +24,8 @@ import time
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
+from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE, POSITIVE_INT, Number
+from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.envs.legislative.data import RollCallData
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import content_names
@@ -49,15 +51,20 @@ def _heldout_loglik(model, train: RollCallData, test: RollCallData) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The synthetic assembly's sizes and the λ grid."""
-    parser.add_argument("--countries", type=int, default=200)
-    parser.add_argument("--blocs", type=int, default=8)
-    parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument("--per-session", type=int, default=100)
-    parser.add_argument("--l2-grid", type=float, nargs="+", default=[10.0, 30.0, 100.0, 300.0])
+    parser.add_argument("--countries", type=POSITIVE_INT, default=200)
+    parser.add_argument("--blocs", type=POSITIVE_INT, default=8, help="at most --countries")
+    # λ is chosen on held-out sessions: at least one to fit on and one to score
+    parser.add_argument("--sessions", type=Number(int, low=2), default=20)
+    parser.add_argument("--per-session", type=POSITIVE_INT, default=100)
+    parser.add_argument(
+        "--l2-grid", type=NON_NEGATIVE, nargs="+", default=[10.0, 30.0, 100.0, 300.0]
+    )
 
 
 def run(args: argparse.Namespace) -> None:
     """Generate, choose λ on held-out sessions, fit three ways, print correlations and ARI."""
+    if args.blocs > args.countries:
+        raise AssemblyGymError(f"--blocs {args.blocs} is more than --countries {args.countries}")
     config = SyntheticConfig(
         n_countries=args.countries,
         n_blocs=args.blocs,

@@ -18,6 +18,7 @@ import os
 import resource
 import time
 
+from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE
 from assembly_gym.benchmarks.commands.irl import DEFAULT_REAL_L2
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.envs.legislative.data import load_unvotes
@@ -30,7 +31,10 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The prior, standard errors and the data."""
     parser.add_argument(
-        "--l2", type=float, default=DEFAULT_REAL_L2, help="prior precision (default %(default)s)"
+        "--l2",
+        type=NON_NEGATIVE,
+        default=DEFAULT_REAL_L2,
+        help="prior precision (default %(default)s)",
     )
     parser.add_argument(
         "--standard-errors",

@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+from assembly_gym.benchmarks.commands.arguments import POSITIVE, POSITIVE_INT
 from assembly_gym.irl.imitation_compat import run_mce_irl
 from assembly_gym.irl.maxent import ExpertStatistics, fit_maxent
 from assembly_gym.irl.mdp import (
@@ -120,12 +121,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The MDP sizes and horizons, and imitation's time limit."""
     parser.add_argument(
         "--time-limit",
-        type=float,
+        type=POSITIVE,
         default=300.0,
         help="seconds before imitation's MCEIRL is stopped",
     )
-    parser.add_argument("--states", type=int, nargs="+", default=[50, 500, 5000])
-    parser.add_argument("--horizons", type=int, nargs="+", default=[4, 20])
+    parser.add_argument("--states", type=POSITIVE_INT, nargs="+", default=[50, 500, 5000])
+    parser.add_argument("--horizons", type=POSITIVE_INT, nargs="+", default=[4, 20])
 
 
 def run(args: argparse.Namespace) -> None:

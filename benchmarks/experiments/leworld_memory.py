@@ -31,6 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld
 from assembly_gym.world_models.leworld import (
     LeWorldModel,
@@ -62,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--memoryless-epochs",
-        type=int,
+        type=POSITIVE_INT,
         default=None,
         help="epochs of the memory-less MLP (default: phase 1 + phase 2 epochs)",
     )

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 from stable_baselines3 import PPO
 
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, Number
 from assembly_gym.envs.memory import MemoryDynamicsEnv
 from assembly_gym.world_models.leworld import LeWorldModel
 
@@ -59,10 +60,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", required=True, help="a folder written by `assembly-gym leworld train`"
     )
     parser.add_argument(
-        "--timesteps", type=int, default=200_000, help="PPO training steps (default 200,000)"
+        "--timesteps",
+        type=POSITIVE_INT,
+        default=200_000,
+        help="PPO training steps (default 200,000)",
     )
     parser.add_argument(
-        "--episodes", type=int, default=200, help="held-out evaluation episodes (default 200)"
+        "--episodes",
+        type=Number(int, low=2),  # the interval's standard deviation needs two
+        default=200,
+        help="held-out evaluation episodes (default 200)",
     )
     parser.set_defaults(threads=1)
 

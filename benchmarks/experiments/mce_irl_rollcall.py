@@ -38,6 +38,7 @@ import numpy as np
 from assembly_gym.agents.baselines import MajorityAgent
 from assembly_gym.agents.imitation_agents import MCEIRLAgent
 from assembly_gym.agents.irl_agent import LinearRewardAgent, MaxEntIRLAgent
+from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE, POSITIVE_INT
 from assembly_gym.benchmarks.suites import SUITES, Options
 from assembly_gym.benchmarks.suites.base import Task, build_task
 from assembly_gym.envs.legislative.demonstrations import Demonstration
@@ -70,9 +71,15 @@ def _penalised_loglik(theta: np.ndarray, obs: np.ndarray, acts: np.ndarray, l2: 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Countries, the training window and the prior; one thread by default."""
-    parser.add_argument("--countries", type=int, default=10, help="the suite's first K countries")
-    parser.add_argument("--max-decisions", type=int, default=200, help="training window (votes)")
-    parser.add_argument("--l2", type=float, default=1.0, help="prior precision (raw weights)")
+    parser.add_argument(
+        "--countries", type=POSITIVE_INT, default=10, help="the suite's first K countries"
+    )
+    parser.add_argument(
+        "--max-decisions", type=POSITIVE_INT, default=200, help="training window (votes)"
+    )
+    parser.add_argument(
+        "--l2", type=NON_NEGATIVE, default=1.0, help="prior precision (raw weights)"
+    )
     parser.add_argument(
         "--quick", action="store_true", help="the synthetic suite's small assembly (a smoke test)"
     )

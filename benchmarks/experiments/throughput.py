@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 import assembly_gym  # noqa: F401  (registers the assembly/ ids)
+from assembly_gym.benchmarks.commands.arguments import POSITIVE, POSITIVE_INT
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
 from assembly_gym.envs.registration import make_native_vec
 from assembly_gym.envs.vector_api import SAME_STEP, VectorEpisodeStatistics, sync_vector_env
@@ -125,9 +126,13 @@ def measure_vector(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The wall time per env and the vector envs' size."""
-    parser.add_argument("--seconds", type=float, default=3.0, help="wall time per env")
+    parser.add_argument("--seconds", type=POSITIVE, default=3.0, help="wall time per env")
     parser.add_argument(
-        "--num-envs", type=int, nargs="+", default=[64, 1024], help="sizes of the vector envs"
+        "--num-envs",
+        type=POSITIVE_INT,
+        nargs="+",
+        default=[64, 1024],
+        help="sizes of the vector envs",
     )
 
 

@@ -33,7 +33,9 @@ import numpy as np
 import torch
 from scipy import stats
 
-from assembly_gym.benchmarks.experiments import add_data_argument
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED
+from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
+from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.paths import unvotes_dir
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.world_models.base import Transitions
@@ -174,15 +176,21 @@ def seed_spread(env: str, data: Any, seeds: Sequence[int], args: argparse.Namesp
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The env, the extra seeds, the real data and the ensemble's epoch limit."""
     parser.add_argument("--env", default="Deliberation-v0", choices=ENV_NAMES)
-    parser.add_argument("--spread-seeds", type=int, nargs="*", default=[1, 2],
+    parser.add_argument("--spread-seeds", type=SEED, nargs="*", default=[1, 2],
                         help="more seeds for the synthetic goal figures (none: skip)")  # fmt: skip
     add_data_argument(parser)
     parser.add_argument("--no-real", action="store_true", help="skip the real votes")
     parser.add_argument(
-        "--max-epochs", type=int, default=40, help="the ensemble's epoch limit (default 40)"
+        "--max-epochs",
+        type=POSITIVE_INT,
+        default=40,
+        help="the ensemble's epoch limit (default 40)",
     )
     parser.add_argument(
-        "--sessions", type=int, default=None, help="sessions of the synthetic assembly (default 20)"
+        "--sessions",
+        type=POSITIVE_INT,
+        default=None,
+        help="sessions of the synthetic assembly (default 20; RollCall-v0: at least 4)",
     )
 
 
@@ -196,6 +204,10 @@ def _synthetic_label(sessions: int | None) -> str:
 
 def run(args: argparse.Namespace) -> None:
     """Print the evaluation tables on the synthetic default and, if present, the real votes."""
+    if args.env == "RollCall-v0" and args.sessions is not None and args.sessions < 4:
+        # a RollCall-v0 split keeps sessions whole: 60/20/20 of fewer than 4 leaves a part empty
+        raise AssemblyGymError(f"--env RollCall-v0 needs --sessions ≥ 4, got {args.sessions}")
+    folder = None if args.no_real else real_votes(args) if args.data else unvotes_dir()
     print(f"# World models on held-out data ({args.env})")
     print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; torch "
           f"{torch.__version__}, {args.threads or torch.get_num_threads()} thread(s)")  # fmt: skip
@@ -207,9 +219,7 @@ def run(args: argparse.Namespace) -> None:
     report(args.env, synthetic, args, real=False)
     if args.spread_seeds:
         seed_spread(args.env, synthetic, [args.seed, *args.spread_seeds], args)
-    if not args.no_real:
-        folder = args.data or unvotes_dir()
-        if folder is None:
-            print("\nreal votes not found (../shared/data or $ASSEMBLY_GYM_DATA): skipped")
-        else:
-            report(args.env, folder, args, real=True)
+    if folder is not None:
+        report(args.env, folder, args, real=True)
+    elif not args.no_real:
+        print("\nreal votes not found (../shared/data or $ASSEMBLY_GYM_DATA): skipped")

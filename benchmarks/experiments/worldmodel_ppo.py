@@ -34,6 +34,7 @@ import numpy as np
 from stable_baselines3 import PPO
 
 import assembly_gym  # noqa: F401  (registers the ids)
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, Number
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -96,14 +97,27 @@ def always_yes(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> i
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """PPO seeds and steps, evaluation episodes, the model's epochs; one thread by default."""
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="PPO seeds")
-    parser.add_argument("--timesteps", type=int, default=30_000, help="PPO steps per agent")
-    parser.add_argument("--episodes", type=int, default=2000, help="evaluation episodes")
+    parser.add_argument("--seeds", type=SEED, nargs="+", default=[0, 1, 2], help="PPO seeds")
     parser.add_argument(
-        "--max-epochs", type=int, default=40, help="the ensemble's epoch limit (default 40)"
+        "--timesteps", type=POSITIVE_INT, default=30_000, help="PPO steps per agent"
     )
     parser.add_argument(
-        "--sessions", type=int, default=None, help="sessions of the synthetic assembly (default 20)"
+        "--episodes",
+        type=Number(int, low=2),  # the standard error needs two
+        default=2000,
+        help="evaluation episodes",
+    )
+    parser.add_argument(
+        "--max-epochs",
+        type=POSITIVE_INT,
+        default=40,
+        help="the ensemble's epoch limit (default 40)",
+    )
+    parser.add_argument(
+        "--sessions",
+        type=POSITIVE_INT,
+        default=None,
+        help="sessions of the synthetic assembly (default 20)",
     )
     parser.set_defaults(threads=1)  # small nets gain nothing from a second thread
 

@@ -17,6 +17,7 @@ import time
 
 import torch
 
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.mlp import MLPEnsemble
@@ -30,7 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", default="Deliberation-v0", choices=(*ENV_NAMES, "all"))
     add_data_argument(parser)
     parser.add_argument(
-        "--max-epochs", type=int, default=40, help="the ensemble's epoch limit (default 40)"
+        "--max-epochs",
+        type=POSITIVE_INT,
+        default=40,
+        help="the ensemble's epoch limit (default 40)",
     )
 
 

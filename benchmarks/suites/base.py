@@ -84,8 +84,8 @@ class Options:
     """Settings of one benchmark run: each field is a flag of ``assembly-gym bench``.
 
     A field's metadata documents it: ``help`` is the help text of its flag (``--field-name``,
-    or metadata ``flag``). The flags are made from the fields by
-    :func:`~assembly_gym.benchmarks.commands.add_dataclass_flags`.
+    or metadata ``flag``); ``minimum`` and ``maximum`` bound a number. The flags are made from
+    the fields by :func:`~assembly_gym.benchmarks.commands.add_dataclass_flags`.
     """
 
     data: str | None = field(default=None, metadata={
@@ -94,9 +94,10 @@ class Options:
     })  # fmt: skip
     seed: int = field(default=0, metadata={
         "help": "seed of every random choice (data, agents, bootstrap)",
+        "minimum": 0, "maximum": 2**32 - 1,
     })  # fmt: skip
     last_train_session: int | None = field(default=None, metadata={
-        "help": "last training session (default: 60 on real data)",
+        "help": "last training session (default: 60 on real data)", "minimum": 1,
     })  # fmt: skip
     countries: tuple[str, ...] | None = field(default=None, metadata={
         "help": "countries to evaluate (default: all with votes in both periods)",
@@ -104,7 +105,7 @@ class Options:
     })  # fmt: skip
     n_bootstrap: int = field(default=1000, metadata={
         "help": "bootstrap resamples for the confidence intervals", "flag": "--bootstrap",
-        "metavar": "N",
+        "metavar": "N", "minimum": 10,
     })  # fmt: skip
     quick: bool = field(default=False, metadata={
         "help": "tiny sizes (tiny data, few epochs): a smoke test of the whole pipeline",

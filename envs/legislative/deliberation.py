@@ -33,10 +33,11 @@ from assembly_gym.envs.legislative.resolutions import (
     records_from_roll_calls,
     records_from_trajectories,
 )
-from assembly_gym.envs.legislative.rewards import RewardFn, recorded_action_match
+from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward, recorded_action_match
 from assembly_gym.envs.legislative.sources import default_assembly, roll_call_data
 from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask, unit_box
 from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
+from assembly_gym.envs.options import OptionTypes, checked_options
 
 __all__ = [
     "STAGE_MASKS",
@@ -297,7 +298,10 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
       another episode than before); the info has the same keys at reset and at every step
       (placeholders at reset, ``adopted`` at every step), ``tally`` always the four
       :data:`TALLY_KEYS` and ``recorded_action`` −1 where the stage is not recorded (before:
-      None); ``render_mode="rgb_array"`` added (a picture; no change to the dynamics).
+      None); ``render_mode="rgb_array"`` added (a picture; no change to the dynamics);
+      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
+      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
+      options raise (before: ignored).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -311,6 +315,8 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    RESET_OPTIONS: OptionTypes = {"country": (str,), "resolution": (int, str), "session": (int,)}
+    """What ``reset(options=…)`` takes (the constructor's defaults of the same names)."""
 
     def __init__(
         self,
@@ -328,6 +334,8 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         self.render_mode = self._checked_render_mode(render_mode)
         if invalid_action not in ("noop", "raise"):
             raise ValueError(f"invalid_action must be 'noop' or 'raise', got {invalid_action!r}")
+        defaults = {"country": country, "resolution": resolution, "session": session}
+        checked_options(defaults, self.RESET_OPTIONS, "Deliberation-v0")
         self.records = resolution_records(data)
         self.dynamics = dynamics or EmpiricalDynamics.fit(self.records)
         if self.dynamics.countries != self.records.country_names:
@@ -370,19 +378,25 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start at the DRAFT stage; options may set ``country``, ``resolution``, ``session``."""
+        """Start at the DRAFT stage; options may set ``country``, ``resolution``, ``session``.
+
+        Raises:
+            ValueError: an option other than :attr:`RESET_OPTIONS` (TypeError: of another type).
+        """
+        options = checked_options(options, self.RESET_OPTIONS, "Deliberation-v0")
         super().reset(seed=seed)
         n = self.records.n_countries
         # Every draw of the episode up front, in one call: two pick the country and the
         # resolution, then one uniform per country and stage decides the others' choices.
         draws = self.np_random.random(self.draws_per_episode)
-        rows, columns = self.sample_starts(draws[None, :2], options or {})
+        rows, columns = self.sample_starts(draws[None, :2], options)
         row, column = int(rows[0]), int(columns[0])
         obs = np.zeros(len(self.layout), dtype=np.float32)
         obs[: len(self.features.names)] = self.country_features(self.records.country_names[row])[
             column
         ]
         obs[len(self.features.names) + _STATE["stage_draft"]] = 1.0
+        obs.setflags(write=False)  # reward_fn reads it; a step makes the next one
         self._episode = {
             "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs,
             "issue": int(self.resolution_issues[column]), "sponsored": np.zeros((1, n), bool),
@@ -433,7 +447,14 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         return rows, columns
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Act at the current stage; the other countries respond; move to the next stage."""
+        """Act at the current stage; the other countries respond; move to the next stage.
+
+        The episode moves only once ``reward_fn`` has returned a finite reward: when it
+        raises, the env is as before the step.
+
+        Raises:
+            RewardFunctionError: ``reward_fn`` returned NaN or ±inf.
+        """
         episode = self._episode
         if episode is None or episode["stage"] == Stage.TERMINAL:
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
@@ -449,13 +470,15 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
                     f"{action.name} is not valid at {stage.name}; valid: {valid}"
                 )
             action = Action.NO_ACTION
-        obs = episode["obs"]
-        before = obs.copy()
-        tally = self._advance(episode, action)
+        after, tally = self._advance(episode, action)
+        obs = after["obs"]
         recorded = self._recorded(stage)
         recorded = UNRECORDED_ACTION if recorded is None else recorded
         voted = {**self._describe(stage), "recorded_action": recorded, "tally": dict(tally)}
-        reward = float(self.reward_fn(before, int(action), obs, voted))
+        reward = checked_reward(
+            self.reward_fn, float(self.reward_fn(episode["obs"], int(action), obs, voted))
+        )
+        episode.update(after)
         terminated = episode["stage"] == Stage.TERMINAL
         info = {**self._describe(), "recorded_action": recorded, "acted_stage": stage.name,
                 "invalid_action": invalid, "tally": dict(tally),
@@ -480,20 +503,30 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ dynamics
 
-    def _advance(self, episode: dict[str, Any], action: Action) -> dict[str, int]:
-        """Apply the agent's action and the others' response; returns the stage's tally."""
+    def _advance(
+        self, episode: dict[str, Any], action: Action
+    ) -> tuple[dict[str, Any], dict[str, int]]:
+        """The agent's action and the others' response, not yet applied to ``episode``.
+
+        Returns:
+            The episode's entries after the stage (``obs``, read-only, ``stage``, ``support``,
+            ``sponsored``, ``choices``) and the stage's tally.
+        """
         stage, row = episode["stage"], np.array([episode["row"]])
+        sponsored = episode["sponsored"].copy()  # respond writes it at DRAFT
         choices = self.dynamics.respond(
             stage, np.array([episode["issue"]]), row, np.array([int(action)]),
-            episode["sponsored"], episode["support"], episode["uniforms"][stage][None, :],
+            sponsored, episode["support"], episode["uniforms"][stage][None, :],
         )  # fmt: skip
-        states = episode["obs"][None, len(self.features.names) :]
-        counts = write_stage_outcomes(states, stage, choices, row)
-        episode["choices"] = choices[0]  # everyone's, for the picture (render_frame)
-        episode["obs"][len(self.features.names) :] = states[0]
-        episode["support"] = support_share(stage, counts, self.records.n_countries)
-        episode["stage"] = Stage(stage + 1)
-        return tally_dict(stage, counts[0])
+        obs = episode["obs"].copy()
+        counts = write_stage_outcomes(obs[None, len(self.features.names) :], stage, choices, row)
+        obs.setflags(write=False)
+        after = {
+            "obs": obs, "stage": Stage(stage + 1), "sponsored": sponsored,
+            "support": support_share(stage, counts, self.records.n_countries),
+            "choices": choices[0],  # everyone's, for the picture (render_frame)
+        }  # fmt: skip
+        return after, tally_dict(stage, counts[0])
 
     # ------------------------------------------------------------------ helpers
 

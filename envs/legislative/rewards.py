@@ -7,14 +7,20 @@ country's ``recorded_action`` when the data has one).
 A reward function may also offer ``batch(obs, actions, next_obs, infos) -> (N,)`` over
 stacked arrays (``infos`` a dict of arrays, ``recorded_action`` −1 where unknown); vector
 envs use it when present (:func:`batch_rewards`) and call the function row by row otherwise.
+Every env passes what a reward function returns through :func:`checked_reward`: a NaN or
+infinite reward raises :class:`~assembly_gym.core.errors.RewardFunctionError` before the env
+moves.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
+
+from assembly_gym.core.errors import RewardFunctionError
 
 __all__ = [
     "FeatureMap",
@@ -22,10 +28,36 @@ __all__ = [
     "RecordedActionMatch",
     "RewardFn",
     "batch_rewards",
+    "checked_reward",
     "recorded_action_match",
 ]
 
 RewardFn = Callable[[np.ndarray, int, np.ndarray, dict[str, Any]], float]
+_Rewards = TypeVar("_Rewards", float, np.ndarray)
+
+
+def checked_reward(reward_fn: Any, reward: _Rewards) -> _Rewards:
+    """``reward`` unchanged when it is finite: one step's float, or a batch's (N,) array.
+
+    Raises:
+        RewardFunctionError: a value is NaN or infinite; the message names ``reward_fn``
+            (its module and qualified name, else its repr), the value and, in a batch, the row.
+    """
+    if isinstance(reward, float):
+        if math.isfinite(reward):
+            return reward
+        where, value = "", reward
+    else:
+        bad = np.flatnonzero(~np.isfinite(reward))
+        if not bad.size:
+            return reward
+        where, value = f" for row {bad[0]} of a batch of {len(reward)}", reward[bad[0]]
+    name = getattr(reward_fn, "__qualname__", None)
+    module = getattr(reward_fn, "__module__", None)
+    name = f"{module}.{name}" if name and module else name or repr(reward_fn)
+    raise RewardFunctionError(
+        f"reward function {name} returned {float(value)!r}{where}: rewards must be finite"
+    )
 
 
 class FeatureMap(Protocol):
@@ -82,10 +114,13 @@ def batch_rewards(
         infos: per-step info fields as arrays of length N (a dict-valued field, such as
             Deliberation's ``tally``, as a dict of such arrays); row i is handed to
             ``reward_fn`` as the single env's info of that step.
+
+    Raises:
+        RewardFunctionError: a reward is not finite (see :func:`checked_reward`).
     """
     batch = getattr(reward_fn, "batch", None)
     if batch is not None:
-        return np.asarray(batch(obs, actions, next_obs, infos), dtype=np.float64)
+        return checked_reward(reward_fn, np.asarray(batch(obs, actions, next_obs, infos), float))
     rewards = np.empty(len(actions))
     for i, action in enumerate(actions):
         info = {
@@ -93,7 +128,7 @@ def batch_rewards(
             for key, value in infos.items()
         }
         rewards[i] = reward_fn(obs[i], int(action), next_obs[i], info)
-    return rewards
+    return checked_reward(reward_fn, rewards)
 
 
 class LinearReward:

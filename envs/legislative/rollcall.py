@@ -24,9 +24,10 @@ from assembly_gym.envs.legislative.render import (
     seat_order,
     vote_seats,
 )
-from assembly_gym.envs.legislative.rewards import RewardFn, recorded_action_match
+from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward, recorded_action_match
 from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
 from assembly_gym.envs.legislative.spaces import unit_box
+from assembly_gym.envs.options import OptionTypes, checked_options
 
 __all__ = ["STATE_DECLARATION", "RollCallEnv", "VoteEpisodes"]
 
@@ -208,7 +209,10 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
       from one block of uniforms (the same seed may start another episode than before);
       the reset info carries the step keys (``voted_rcid``, ``recorded_action``: −1) and
       every observation is a fresh, writable array (before: read-only views of one block);
-      ``render_mode="rgb_array"`` added (a picture; no change to the dynamics).
+      ``render_mode="rgb_array"`` added (a picture; no change to the dynamics);
+      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
+      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
+      options raise (before: ignored).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -220,6 +224,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    RESET_OPTIONS: OptionTypes = {"country": (str,), "session": (int,), "window": (int,)}
+    """What ``reset(options=…)`` takes (the constructor's defaults of the same names)."""
 
     def __init__(
         self,
@@ -234,6 +240,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
     ) -> None:
         self.render_mode = self._checked_render_mode(render_mode)
+        defaults = {"country": country, "session": session, "window": window}
+        checked_options(defaults, self.RESET_OPTIONS, "RollCall-v0")
         if window is not None and window < 1:
             raise ValueError(f"window must be ≥ 1, got {window}")
         self.data = roll_call_data(data)
@@ -271,9 +279,14 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode; options may set ``country``, ``session`` and ``window``."""
+        """Start an episode; options may set ``country``, ``session`` and ``window``.
+
+        Raises:
+            ValueError: an option other than :attr:`RESET_OPTIONS` (TypeError: of another type).
+        """
+        options = checked_options(options, self.RESET_OPTIONS, "RollCall-v0")
         super().reset(seed=seed)
-        row, columns = self.sample_episode(self.np_random.random(2), options or {})
+        row, columns = self.sample_episode(self.np_random.random(2), options)
         country = self.data.country_names[row]
         obs = self.country_features(country)[columns]
         obs.setflags(write=False)  # reward_fn reads rows of it; reset and step hand out copies
@@ -292,7 +305,11 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         return obs[0].copy(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Vote on the current roll call and move to the next."""
+        """Vote on the current roll call and move to the next (not when ``reward_fn`` fails).
+
+        Raises:
+            RewardFunctionError: ``reward_fn`` returned NaN or ±inf (the env has not moved).
+        """
         episode = self._episode
         if episode is None or episode["t"] >= len(episode["infos"]):
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
@@ -307,7 +324,9 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         next_obs = obs[t] if terminated else obs[t + 1]
         recorded = int(episode["recorded"][t])
         voted = {**infos[t], "recorded_action": recorded}
-        reward = float(self.reward_fn(obs[t], int(action), next_obs, voted))
+        reward = checked_reward(
+            self.reward_fn, float(self.reward_fn(obs[t], int(action), next_obs, voted))
+        )
         episode["t"] = t + 1
         self._last = (int(action), reward)
         self._show_step()

@@ -8,7 +8,7 @@ from typing import Union
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import DATA_ENV_VAR, unvotes_dir
-from assembly_gym.envs.legislative.data import RollCallData, load_roll_calls
+from assembly_gym.envs.legislative.data import RollCallData, load_roll_calls_cached
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,
     SyntheticConfig,
@@ -24,20 +24,6 @@ DataSpec = Union[RollCallData, SyntheticAssembly, str, Path, None]  # noqa: UP00
 def default_assembly(seed: int = 0) -> SyntheticAssembly:
     """The embedded synthetic assembly (default settings), generated once per seed."""
     return generate_assembly(SyntheticConfig(seed=seed))
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: str, modified: float) -> RollCallData:
-    return load_roll_calls(path)
-
-
-def _modified(path: Path) -> float:
-    """Latest modification time of a file, or of any file in a folder (cache key)."""
-    if path.is_file():
-        return path.stat().st_mtime
-    return max(
-        (p.stat().st_mtime for p in path.iterdir() if p.is_file()), default=path.stat().st_mtime
-    )
 
 
 def roll_call_data(spec: DataSpec = None) -> RollCallData:
@@ -69,5 +55,5 @@ def roll_call_data(spec: DataSpec = None) -> RollCallData:
         path = Path(spec).expanduser().resolve()
         if not path.exists():
             raise DataError(path, "file or folder not found")
-        return _load(str(path), _modified(path))
+        return load_roll_calls_cached(path)
     raise TypeError(f"data must be None, 'synthetic', 'unvotes', a path or data, not {type(spec)}")

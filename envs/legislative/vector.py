@@ -13,7 +13,9 @@ Each sub-env ``i`` owns a generator seeded like a single env reset with seed ``s
 draws its episodes exactly as the single env does (the same sampling code), so the vector env
 equals ``SyncVectorEnv`` of single envs step for step, under each autoreset rule — tested.
 Steps are batched: observations, rewards (through the reward function's ``batch`` when it has
-one) and, for Deliberation, every other country's response.
+one) and, for Deliberation, every other country's response. As in the single envs, a step
+before the first reset raises ``ResetNeeded``, unknown reset options raise, and a step whose
+reward function raises (or returns NaN or ±inf) leaves every sub-env as it was.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
 from assembly_gym.core.errors import InvalidActionError
@@ -39,6 +42,7 @@ from assembly_gym.envs.legislative.deliberation import (
 from assembly_gym.envs.legislative.rewards import batch_rewards
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
 from assembly_gym.envs.legislative.spaces import Action, Stage
+from assembly_gym.envs.options import checked_options
 from assembly_gym.envs.vector_api import (
     AUTORESET_MODES,
     FINAL_OBS,
@@ -87,6 +91,7 @@ class _BatchedEnv(VectorEnvBase):
         self._buffer = np.zeros((num_envs, 0, 0))  # per sub-env: uniforms of its next episodes
         self._position = np.zeros(num_envs, dtype=np.int64)
         self._ended = np.zeros(num_envs, dtype=bool)  # NEXT_STEP: reset on the coming step
+        self._started = False  # a reset has completed
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None,
@@ -97,16 +102,22 @@ class _BatchedEnv(VectorEnvBase):
         Args:
             seed: sub-env i is seeded ``seed + i``; or one seed per sub-env; None keeps the
                 generators (fresh entropy on the first reset).
-            options: the single env's reset options, for every sub-env (and its autoresets).
+            options: the single env's reset options (its ``RESET_OPTIONS``), for every sub-env
+                (and its autoresets).
 
         Returns:
             Observations (N, d) and the batched infos (the single env's keys).
+
+        Raises:
+            ValueError: an option the single env does not take (TypeError: of another type).
         """
+        self._options = checked_options(options, self.env.RESET_OPTIONS, type(self).__name__)
+        self._started = False
         self._seed(seed)
-        self._options = dict(options or {})
         self._ended[:] = False
         everyone = np.arange(self.num_envs)
         self._start(everyone)
+        self._started = True
         infos = {**self._state_infos(), **self._reset_step_info(self.num_envs)}
         return self._observations(), batched_info(infos, everyone, self.num_envs)
 
@@ -121,7 +132,13 @@ class _BatchedEnv(VectorEnvBase):
         Returns:
             Observations (N, d), rewards (N,) float64, terminated (N,), truncated (N,) (never:
             episodes end on their own) and the batched infos (the single env's keys).
+
+        Raises:
+            ResetNeeded: no reset has completed yet.
+            RewardFunctionError: a reward is NaN or ±inf (no sub-env has moved).
         """
+        if not self._started:
+            raise ResetNeeded("call reset() before step()")
         actions = self._check_actions(actions)
         n, same_step = self.num_envs, self.metadata["autoreset_mode"] == SAME_STEP
         moving = np.flatnonzero(~self._ended)  # NEXT_STEP: the others only reset on this step
@@ -396,14 +413,14 @@ class DeliberationVectorEnv(_BatchedEnv):
                     f"actions {actions[invalid].tolist()} are not valid at {stage.name}"
                 )
             actions = np.where(invalid, Action.NO_ACTION, actions)
-        before = self._obs.copy()
+        # The stage's outcome in copies, applied once the rewards are known to be finite.
+        after, sponsored = self._obs.copy(), self._sponsored.copy()
         issues = self.env.resolution_issues[self._columns]
         choices = self.env.dynamics.respond(
-            stage, issues, self._rows, actions, self._sponsored, self._support,
+            stage, issues, self._rows, actions, sponsored, self._support,
             self._uniforms[:, stage],
         )  # fmt: skip
-        counts = write_stage_outcomes(self._obs[:, self._offset :], stage, choices, self._rows)
-        self._support = support_share(stage, counts, self.env.records.n_countries)
+        counts = write_stage_outcomes(after[:, self._offset :], stage, choices, self._rows)
         recorded = recorded_actions(self.env.records, stage, self._rows, self._columns)
         step_info = self._reset_step_info(self.num_envs)
         step_info["tally"].update(  # tally_dict's, batched
@@ -411,9 +428,11 @@ class DeliberationVectorEnv(_BatchedEnv):
             else {vote.name.lower(): counts[:, vote] for vote in Vote}
         )  # fmt: skip
         rewards = batch_rewards(
-            self.env.reward_fn, before, actions, self._obs,
+            self.env.reward_fn, self._obs, actions, after,
             {"recorded_action": recorded, "tally": step_info["tally"]},
         )  # fmt: skip
+        self._obs, self._sponsored = after, sponsored
+        self._support = support_share(stage, counts, self.env.records.n_countries)
         self._stage = Stage(stage + 1)
         done = np.full(self.num_envs, self._stage == Stage.TERMINAL)
         step_info.update(recorded_action=recorded, invalid_action=invalid,

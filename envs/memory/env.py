@@ -12,11 +12,12 @@ from gymnasium import spaces
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.core.render import RenderModes
 from assembly_gym.core.state import StateDeclaration
-from assembly_gym.envs.legislative.rewards import RewardFn
+from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward
 from assembly_gym.envs.memory.config import MemoryWorldConfig
 from assembly_gym.envs.memory.memory import PAGE_SIZE, clip_read, join_address, match_windows
 from assembly_gym.envs.memory.render import MemoryPicture, MemoryView
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld, ReadPredictionReward
+from assembly_gym.envs.options import OptionTypes, checked_options
 
 __all__ = ["STATE_DECLARATION", "MemoryDynamicsEnv"]
 
@@ -105,7 +106,10 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     * v0: initial version; changed since under the same id (a v1 was never cut): ε_t and s_0
       are clipped at 4 standard deviations so that the observation space is bounded (before:
       s unbounded); the reset info carries the step keys; ``render_mode="rgb_array"`` added
-      (a picture; no change to the dynamics).
+      (a picture; no change to the dynamics);
+      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
+      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
+      options raise (before: ignored).
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -118,6 +122,8 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    RESET_OPTIONS: OptionTypes = {}
+    """What ``reset(options=…)`` takes: nothing (the world is fixed at construction)."""
 
     def __init__(
         self,
@@ -156,7 +162,12 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Draw regions, characteristics and the initial state of a new episode."""
+        """Draw regions, characteristics and the initial state of a new episode.
+
+        Raises:
+            ValueError: ``options`` has a key (the env takes none).
+        """
+        checked_options(options, self.RESET_OPTIONS, "MemoryDynamics-v0")
         super().reset(seed=seed)
         self._episode = self.world.sample_episodes(1, self.np_random)
         self._t = 0
@@ -170,7 +181,11 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         return self._obs.copy(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Read the chosen range; the reward scores the prediction it allows."""
+        """Read the chosen range; the reward scores the prediction it allows.
+
+        Raises:
+            RewardFunctionError: ``reward_fn`` returned NaN or ±inf (the env has not moved).
+        """
         if self._episode is None or self._t >= self.config.sequence_length:
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
         action = np.asarray(action)
@@ -192,7 +207,6 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         next_obs = self._observation(
             states[t], states[t + 1], bits, (page, offset, int(length)), step=t + 1
         )
-        obs, self._obs = self._obs, next_obs
         w_starts, w_lengths = self.config.windows(episode.regions[0], t)
         hit, iou = match_windows(start, length, w_starts, w_lengths)
         info = {
@@ -202,8 +216,10 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
             "iou": float(iou),
             "windows": np.stack([w_starts, w_lengths], axis=-1),
         }
-        reward = float(self.reward_fn(obs, action, next_obs, info))
-        self._t = t + 1
+        reward = checked_reward(
+            self.reward_fn, float(self.reward_fn(self._obs, action, next_obs, info))
+        )
+        self._obs, self._t = next_obs, t + 1
         self._last = {"start": int(start), "length": int(length), "reward": reward, **info}
         self._reads.append(self._last)
         self._show_step()

@@ -106,7 +106,7 @@ def test_mce_irl_on_decisions_reaches_the_exact_penalised_logit() -> None:
     )  # fmt: skip
     k = feature_map.n_features
     learned = (state_rewards(net, np.eye(k)) - state_rewards(net, np.zeros((1, k)))).reshape(3, 3)
-    mdp, features, expert = decision_problem([x], [actions])
+    mdp, features, expert = decision_problem([x], [actions], n_actions=3)
     exact = fit_maxent(
         mdp, features, expert, l2=l2, shrinkage="none", standardise=False, standard_errors=False
     ).theta[0]

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from assembly_gym.irl.maxent import ExpertStatistics, decision_problem, fit_maxent, maxent_objective
+from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.irl.maxent import (
+    ExpertStatistics,
+    SeparationWarning,
+    decision_problem,
+    fit_maxent,
+    maxent_objective,
+)
 from assembly_gym.irl.mdp import (
     LinearFeatures,
     TabularMDP,
@@ -50,7 +60,7 @@ def _direct_logit(x: np.ndarray, acts: np.ndarray, l2: float) -> np.ndarray:
 @pytest.mark.parametrize("l2", [0.0, 5.0])
 def test_horizon_one_maxent_is_the_multinomial_logit(l2: float) -> None:
     x, acts = _logit_data(np.random.default_rng(0))
-    mdp, features, expert = decision_problem([x], [acts])
+    mdp, features, expert = decision_problem([x], [acts], n_actions=3)
     fit = fit_maxent(
         mdp, features, expert, l2=l2, shrinkage="none", tol=1e-9, standard_errors=False
     )
@@ -63,7 +73,7 @@ def test_horizon_one_matches_scikit_learn_without_penalty() -> None:
     from sklearn.linear_model import LogisticRegression
 
     x, acts = _logit_data(np.random.default_rng(1), d=2)
-    mdp, features, expert = decision_problem([x], [acts])
+    mdp, features, expert = decision_problem([x], [acts], n_actions=3)
     fit = fit_maxent(
         mdp, features, expert, l2=0.0, shrinkage="none", tol=1e-9, standard_errors=False
     )
@@ -118,7 +128,9 @@ def test_recovers_a_planted_multistep_reward() -> None:
 def test_global_shrinkage_gives_a_sparse_group_its_peers_reward() -> None:
     rng = np.random.default_rng(4)
     groups = [_logit_data(rng, n=n, d=2) for n in (600, 600, 600, 4)]
-    mdp, features, expert = decision_problem([g[0] for g in groups], [g[1] for g in groups])
+    mdp, features, expert = decision_problem(
+        [g[0] for g in groups], [g[1] for g in groups], n_actions=3
+    )
     alone = fit_maxent(mdp, features, expert, l2=5.0, shrinkage="none", standard_errors=False)
     pooled = fit_maxent(mdp, features, expert, l2=5.0, shrinkage="global", standard_errors=False)
     peers = pooled.group_means[0] - pooled.group_means[0].mean(axis=0)
@@ -132,7 +144,7 @@ def test_standard_errors_shrink_with_more_data() -> None:
     small, large = _logit_data(rng, n=200), _logit_data(rng, n=3200)
     errors = []
     for x, acts in (small, large):
-        mdp, features, expert = decision_problem([x], [acts])
+        mdp, features, expert = decision_problem([x], [acts], n_actions=3)
         errors.append(
             fit_maxent(mdp, features, expert, l2=1.0, shrinkage="none").standard_errors[0]
         )
@@ -151,7 +163,7 @@ def test_standard_errors_shrink_with_more_data() -> None:
 )
 def test_bad_options_are_rejected(kwargs: dict, message: str) -> None:
     x, acts = _logit_data(np.random.default_rng(6), n=30)
-    mdp, features, expert = decision_problem([x], [acts])
+    mdp, features, expert = decision_problem([x], [acts], n_actions=3)
     with pytest.raises(ValueError, match=message):
         fit_maxent(mdp, features, expert, **kwargs)
 
@@ -163,3 +175,91 @@ def test_empty_demonstrations_are_rejected() -> None:
         decision_problem([np.zeros((0, 2))], [np.zeros(0, dtype=int)])
     with pytest.raises(ValueError, match="no demonstrations"):
         ExpertStatistics(np.zeros((2, 2)), np.zeros(2))
+
+
+def _separable_groups(rng: np.random.Generator):
+    """Three groups of 60 decisions: mixed votes, always yes, and votes x₀ predicts exactly."""
+    x = rng.normal(size=(60, 2))
+    mixed = rng.integers(0, 3, 60)
+    predicted = np.where(x[:, 0] > 0, 0, np.where(x[:, 1] > 0, 1, 2))
+    return decision_problem([x, x, x], [mixed, np.zeros(60, dtype=int), predicted], n_actions=3)
+
+
+@pytest.mark.parametrize("standard_errors", [True, False])
+def test_separable_groups_are_flagged_named_and_not_converged(standard_errors: bool) -> None:
+    problem = _separable_groups(np.random.default_rng(7))
+    names = ["Mixed", "Yes-sayer", "Predictable"]
+    with pytest.warns(SeparationWarning, match="Yes-sayer, Predictable diverge.*l2 > 0"):
+        fit = fit_maxent(
+            *problem, l2=0.0, shrinkage="none", standard_errors=standard_errors, group_names=names
+        )
+    np.testing.assert_array_equal(fit.separated, [False, True, True])
+    assert not fit.converged and "2 separated groups" in fit.message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        held = fit_maxent(*problem, l2=1.0, shrinkage="none", standard_errors=standard_errors)
+    assert held.converged
+    if standard_errors:
+        np.testing.assert_array_equal(held.separated, [False, False, False])
+        assert held.standard_errors.max() < 10 < fit.standard_errors[1:].max()
+    else:  # with a prior and no standard errors, the check is not run
+        assert held.separated is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_non_separable_fits_without_prior_are_not_flagged(seed: int) -> None:
+    x, acts = _logit_data(np.random.default_rng(seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = fit_maxent(*decision_problem([x], [acts], n_actions=3), l2=0.0, shrinkage="none")
+    assert fit.converged and not fit.separated.any()
+
+
+def test_the_separation_warning_names_a_few_groups_and_counts_the_rest() -> None:
+    x = np.random.default_rng(8).normal(size=(20, 1))
+    problem = decision_problem([x] * 7, [np.zeros(20, dtype=int)] * 7, n_actions=2)
+    with pytest.warns(SeparationWarning, match="group 0, .*, group 4 and 2 more diverge"):
+        fit_maxent(*problem, l2=0.0, shrinkage="none", standard_errors=False)
+    with pytest.raises(ValueError, match="2 group names for 7 groups"):
+        fit_maxent(*problem, group_names=["a", "b"])
+
+
+def test_a_constant_feature_stays_constant_on_many_decisions() -> None:
+    # Summing 200,000 visit weights leaves the constant column a std of ~1e-12, which once
+    # scaled it up a trillionfold (and took the prior off its weight).
+    rng = np.random.default_rng(9)
+    x = rng.random((200_000, 1))
+    acts = (rng.random(200_000) < 0.3 + 0.4 * x[:, 0]).astype(int)
+    fit = fit_maxent(*decision_problem([x], [acts], n_actions=2), l2=1.0, standard_errors=False)
+    assert fit.feature_scale[0] == 1.0 and fit.feature_mean[0] == 0.0
+    assert fit.feature_scale[1] == pytest.approx(x.std(), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("acts", "masks", "message"),
+    [
+        ([0, 1, 3], None, "group 1, decision 2: action 3 is outside the actions 0…2"),
+        ([0, -1, 2], None, "group 1, decision 1: action -1 is outside the actions 0…2"),
+        ([0, 1, 2], [[1, 1, 1], [1, 0, 1], [1, 1, 1]], "group 1, decision 1: action 1 is masked"),
+    ],
+)
+def test_a_demonstrated_action_outside_the_problem_is_named(acts, masks, message) -> None:
+    x = np.zeros((3, 1))
+    all_valid = np.ones((3, 3), dtype=bool)
+    with pytest.raises(InvalidActionError, match=re.escape(message)):
+        decision_problem(
+            [x, x],
+            [np.array([0, 1, 2]), np.array(acts)],
+            None if masks is None else [all_valid, np.array(masks, dtype=bool)],
+            n_actions=3,
+        )
+
+
+def test_the_number_of_actions_is_given_not_guessed() -> None:
+    x, acts = np.zeros((3, 1)), np.array([0, 1, 7])
+    with pytest.raises(ValueError, match="give n_actions"):
+        decision_problem([x], [acts])
+    with pytest.raises(ValueError, match=r"masks of widths \[3\] and n_actions=4 differ"):
+        decision_problem([x], [np.array([0, 1, 2])], [np.ones((3, 3), dtype=bool)], n_actions=4)
+    mdp, _, _ = decision_problem([x], [np.array([0, 1, 2])], [np.ones((3, 3), dtype=bool)])
+    assert mdp.n_actions == 3

@@ -22,7 +22,7 @@ def test_neural_reward_beats_the_linear_one_on_a_non_linear_preference() -> None
     rng = np.random.default_rng(0)
     x, acts = _xor_votes(rng, 500)
     x_test, acts_test = _xor_votes(rng, 500)
-    mdp, features, expert = decision_problem([x], [acts])
+    mdp, features, expert = decision_problem([x], [acts], n_actions=2)
     neural = NeuralReward(2, 2, hidden=(16,), epochs=200, lr=5e-2).fit(mdp, x, expert)
     linear = fit_maxent(mdp, features, expert, l2=1.0, shrinkage="none", standard_errors=False)
     rows = np.arange(len(acts_test))
@@ -51,6 +51,6 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="n_inputs"):
         NeuralReward(0, 2)
     x, acts = _xor_votes(np.random.default_rng(2), 10)
-    mdp, _, expert = decision_problem([x], [acts])
+    mdp, _, expert = decision_problem([x], [acts], n_actions=2)
     with pytest.raises(ValueError, match="inputs must have shape"):
         NeuralReward(2, 2).fit(mdp, np.zeros((5, 2)), expert)

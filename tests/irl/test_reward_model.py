@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -73,7 +74,7 @@ def test_load_rejects_missing_or_corrupted_files(model: RewardModel, tmp_path) -
         RewardModel.load(tmp_path)
     model.save(tmp_path)
     (tmp_path / HISTORY_FILE).write_bytes(b"not a zip")
-    with pytest.raises(CheckpointError, match="corrupted training history"):
+    with pytest.raises(CheckpointError, match="history.npz: corrupted or truncated"):
         RewardModel.load(tmp_path)
     (tmp_path / MODEL_FILE).write_text("{")
     with pytest.raises(CheckpointError, match="corrupted"):
@@ -138,3 +139,102 @@ def test_reward_on_a_subset_of_features_reads_whole_observations(small_assembly)
     assert reward == pytest.approx(np.log(probs[0, 1]) - np.log(probs[0]).mean())
     with pytest.raises(ValueError, match="unknown reward features"):
         fit_reward_model(small_assembly.data, reward_features=["votes_of_mars"])
+
+
+def _edit(folder, **changes) -> None:
+    path = folder / MODEL_FILE
+    document = json.loads(path.read_text())
+    document.update(changes)
+    path.write_text(json.dumps(document))
+
+
+def _replace_history(folder, data: bytes) -> None:
+    """Put other bytes in history.npz and their checksum in the manifest (as a tamperer would)."""
+    (folder / HISTORY_FILE).write_bytes(data)
+    files = json.loads((folder / MODEL_FILE).read_text())["files"]
+    _edit(folder, files={**files, HISTORY_FILE: hashlib.sha256(data).hexdigest()})
+
+
+def test_a_save_is_one_artifact_with_one_id(model: RewardModel, tmp_path) -> None:
+    model.save(tmp_path / "m")
+    document = json.loads((tmp_path / "m" / MODEL_FILE).read_text())
+    with np.load(tmp_path / "m" / HISTORY_FILE) as history:
+        assert str(history["artifact_id"]) == document["artifact_id"]
+    assert set(document["files"]) == {HISTORY_FILE}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no temporary sibling left
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CheckpointError, match="exists and is not a folder"):
+        model.save(tmp_path / "file")
+
+
+def test_a_truncated_history_with_a_matching_checksum(model: RewardModel, tmp_path) -> None:
+    model.save(tmp_path)
+    _replace_history(tmp_path, (tmp_path / HISTORY_FILE).read_bytes()[:500])
+    with pytest.raises(CheckpointError, match="history.npz: corrupted arrays"):
+        RewardModel.load(tmp_path)
+
+
+def test_the_history_of_another_save_is_refused(model: RewardModel, tmp_path) -> None:
+    model.save(tmp_path / "a")
+    model.save(tmp_path / "b")
+    _replace_history(tmp_path / "a", (tmp_path / "b" / HISTORY_FILE).read_bytes())
+    with pytest.raises(CheckpointError, match="history.npz: the history of another save"):
+        RewardModel.load(tmp_path / "a")
+
+
+def test_a_model_saved_before_artifact_ids_still_loads(model: RewardModel, tmp_path) -> None:
+    """Folders written before 0.3: no id or checksums in the JSON, no id in history.npz."""
+    model.save(tmp_path)
+    document = json.loads((tmp_path / MODEL_FILE).read_text())
+    del document["artifact_id"], document["files"]
+    (tmp_path / MODEL_FILE).write_text(json.dumps(document))
+    with np.load(tmp_path / HISTORY_FILE) as history:
+        arrays = {k: history[k] for k in history.files if k != "artifact_id"}
+    np.savez_compressed(tmp_path / HISTORY_FILE, **arrays)
+    loaded = RewardModel.load(tmp_path)
+    np.testing.assert_array_equal(loaded.theta, model.theta)
+    np.testing.assert_array_equal(loaded.history.votes, model.history.votes)
+    assert loaded.history.source == model.history.source
+    (tmp_path / HISTORY_FILE).write_bytes(b"PK\x03\x04")  # without checksums: caught on reading
+    with pytest.raises(CheckpointError, match="history.npz: corrupted arrays"):
+        RewardModel.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"format_version": True}, "format version True, this code reads 1"),
+        ({"countries": {}}, "no countries"),
+        ({"countries": []}, "field 'countries' is a list, expected an object"),
+        ({"countries": {"Country 001": 5}}, "field 'countries' holds an integer"),
+        ({"action_names": "yes"}, "field 'action_names' is a string, expected a list"),
+        ({"action_names": []}, "no actions"),
+        ({"obs_names": [1, 2]}, "field 'obs_names' holds an integer, expected only a string"),
+        ({"layout": 3}, "field 'layout' is an integer"),
+        ({"env_id": None}, "field 'env_id' is null"),
+        ({"feature_config": "default"}, "field 'feature_config' is a string"),
+        ({"feature_config": {"colour": 1}}, "invalid reward model"),
+        ({"info": [1]}, "field 'info' is a list"),
+        ({"has_history": "yes"}, "field 'has_history' is a string, expected true or false"),
+    ],
+)
+def test_fields_of_the_wrong_type(model: RewardModel, tmp_path, changes, message) -> None:
+    model.save(tmp_path)
+    _edit(tmp_path, **changes)
+    with pytest.raises(CheckpointError, match=message):
+        RewardModel.load(tmp_path)
+
+
+@pytest.mark.parametrize("weight", ["0.5", True, None, [1.0]])
+def test_weights_that_are_not_numbers(model: RewardModel, tmp_path, weight) -> None:
+    model.save(tmp_path)
+    countries = json.loads((tmp_path / MODEL_FILE).read_text())["countries"]
+    countries["Country 002"]["no"]["issue_hr"]["weight"] = weight
+    _edit(tmp_path, countries=countries)
+    with pytest.raises(CheckpointError, match="invalid reward model .a weight is"):
+        RewardModel.load(tmp_path)
+
+
+def test_a_model_needs_a_country() -> None:
+    with pytest.raises(ValueError, match="at least one country"):
+        RewardModel((), ("yes", "no"), ("x",), np.zeros((0, 2, 2)))

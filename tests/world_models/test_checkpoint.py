@@ -1,12 +1,17 @@
-"""Checkpoints: clear errors for missing, corrupted, truncated, foreign or mismatched ones."""
+"""Checkpoints: saved whole; clear errors for missing, corrupted, tampered or mismatched ones."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
+import pickle
 import shutil
 
 import numpy as np
 import pytest
+import torch
 
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.envs.legislative.observation import feature_names
@@ -15,7 +20,7 @@ from assembly_gym.world_models.checkpoint import (
     MANIFEST,
     START_STATES,
     check_layout,
-    load_start_states,
+    read_checkpoint,
     read_manifest,
     save_checkpoint,
 )
@@ -44,12 +49,12 @@ def test_checkpoint_layout(folder):
     manifest = read_manifest(folder)
     assert manifest["format_version"] == 1 and len(manifest["obs_names"]) == 75
     assert set(manifest["files"]) == {parameter_file(folder), START_STATES}
-    assert load_start_states(folder).shape[1] == 75
+    assert load_world_model(folder).start_states.shape[1] == 75
     assert not list(folder.glob(".*.tmp"))  # no temporary file left behind
 
 
 def test_missing_folder(tmp_path):
-    with pytest.raises(CheckpointError, match="no saved world model here"):
+    with pytest.raises(CheckpointError, match="no saved .world_model. here .folder not found"):
         load_world_model(tmp_path / "nowhere")
 
 
@@ -118,7 +123,7 @@ def test_any_kind_can_register_a_loader(tmp_path):
                 obs_names=self.obs_names, payload={}, files={"p.bin": b"x"},
             )  # fmt: skip
 
-    register_world_model("test-constant", lambda folder, manifest: Constant())
+    register_world_model("test-constant", lambda checkpoint: Constant())
     Constant().save(tmp_path / "c")
     assert isinstance(load_world_model(tmp_path / "c", layout=("a", "b")), Constant)
 
@@ -143,3 +148,140 @@ def test_a_checkpoint_saved_before_the_namespace_still_loads(delib, tmp_path, mo
     loaded = load_world_model(tmp_path / "old")
     assert type(loaded).__name__ == "EmpiricalModel"
     assert manifest["model_kind"] in base._LOADERS
+
+
+def rewrite(folder, name, data):
+    """Replace a file of a checkpoint and its checksum, as a tamperer (or a bug) would."""
+    (folder / name).write_bytes(data)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest["files"][name] = hashlib.sha256(data).hexdigest()
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+
+
+class _Hostile:
+    def __reduce__(self):
+        return (os.system, ("touch hacked",))
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (lambda: b"garbage", "corrupted weights"),
+        (lambda: _torch_bytes({"w": torch.zeros(2)})[:300], "corrupted weights"),
+        (lambda: pickle.dumps(_Hostile(), protocol=2), "corrupted weights .UnpicklingError"),
+        (lambda: _torch_bytes({"w": _Hostile()}), "corrupted weights .UnpicklingError"),
+        (lambda: _torch_bytes([torch.zeros(2)]), "corrupted weights .not a state dict"),
+        (lambda: _torch_bytes({"w": torch.zeros(2)}), "weights of another layout"),
+    ],
+    ids=["garbage", "truncated", "pickle", "torch-pickle", "list", "other-layout"],
+)
+def test_bad_weights_with_a_matching_checksum(saved, tmp_path, monkeypatch, weights, message):
+    folder = shutil.copytree(saved / "mlp", tmp_path / "mlp")
+    rewrite(folder, "weights.pt", weights())
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError, match=f"weights.pt: {message}"):
+        load_world_model(folder)
+    assert not (tmp_path / "hacked").exists()
+
+
+def _torch_bytes(value) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(value, buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("tables.npz", b"PK\x03\x04 truncated", "tables.npz: corrupted arrays"),
+        (START_STATES, b"\x93NUMPY garbage", "start_states.npy: corrupted array"),
+    ],
+)
+def test_bad_arrays_with_a_matching_checksum(saved, tmp_path, name, data, message):
+    folder = shutil.copytree(saved / "empirical", tmp_path / "empirical")
+    rewrite(folder, name, data)
+    with pytest.raises(CheckpointError, match=message):
+        load_world_model(folder)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("format_version", True), ("model_kind", 7), ("module", ["x"]), ("obs_names", "abc"),
+     ("obs_names", [1, 2]), ("files", ["weights.pt"]), ("config", []), ("simulator", "x"),
+     ("schema", None), ("metadata", [1]), ("artifact_id", 5)],
+)  # fmt: skip
+def test_manifest_fields_of_the_wrong_type(folder, key, value):
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest[key] = value
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(CheckpointError, match="world_model.json: (corrupted|format version True)"):
+        load_world_model(folder)
+
+
+def test_nested_manifest_fields_of_the_wrong_type(folder):
+    manifest = json.loads((folder / MANIFEST).read_text())
+    for path, value in [(("simulator", "noop_action"), "3"), (("simulator", "n_actions"), []),
+                        (("schema", "parts"), 5), (("config", "seed"), "x")]:  # fmt: skip
+        changed = json.loads(json.dumps(manifest))
+        changed[path[0]][path[1]] = value
+        (folder / MANIFEST).write_text(json.dumps(changed))
+        with pytest.raises(CheckpointError, match="world_model.json: corrupted"):
+            load_world_model(folder)
+
+
+def test_a_checkpoint_saved_before_artifact_ids_still_loads(folder, models):
+    """Checkpoints written before 0.3 have no ``artifact_id``; they load, and saving replaces them.
+
+    They could also hold files their manifest does not list (a results.md): a save replaces
+    the whole folder.
+    """
+    manifest = json.loads((folder / MANIFEST).read_text())
+    del manifest["artifact_id"]
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    (folder / "results.md").write_text("an old report")
+    loaded = load_world_model(folder)
+    model = models[folder.name]
+    obs = model.start_states[:3]
+    np.testing.assert_allclose(
+        loaded.predict(obs, [0, 0, 0]).mean, model.predict(obs, [0, 0, 0]).mean
+    )
+    model.save(folder)
+    assert not (folder / "results.md").exists() and read_checkpoint(folder).artifact_id
+
+
+def test_a_checkpoint_is_saved_whole_with_one_id(folder, models, tmp_path):
+    model = models[folder.name]
+    first = read_checkpoint(folder)
+    model.save(folder)
+    second = read_checkpoint(folder)
+    assert first.artifact_id != second.artifact_id and set(first.files) == set(second.files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [folder.name]  # no temporary sibling
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(CheckpointError, match=r"not part of its 'world_model' \(notes.txt\)"):
+        model.save(folder)
+    assert (folder / "notes.txt").read_text() == "mine"
+
+
+def test_leworld_saves_its_results_in_the_same_swap(tmp_path):
+    from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+    from assembly_gym.world_models.leworld import LeWorldConfig, LeWorldModel, LeWorldSystem
+
+    world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024, sequence_length=4))
+    config = LeWorldConfig(num_slms=2, slm_hidden=8, blm_hidden=8, read_dim=4, query_dim=2)
+    model = LeWorldModel(LeWorldSystem(world.config, world.memory, config, seed=0))
+    model.save(tmp_path / "m", extra={"a": 1}, files={"results.md": b"table"})
+    checkpoint = read_checkpoint(tmp_path / "m")
+    assert (
+        checkpoint.files["results.md"] == b"table" and "results.md" in checkpoint.manifest["files"]
+    )
+    assert LeWorldModel.load(tmp_path / "m").extra == {"a": 1}
+    with pytest.raises(ValueError, match=r"files \['parameters.pt'\] are the model's own"):
+        model.save(tmp_path / "m", files={"parameters.pt": b"x"})
+    rewrite(tmp_path / "m", "parameters.pt", b"garbage")
+    with pytest.raises(CheckpointError, match="parameters.pt: corrupted weights"):
+        LeWorldModel.load(tmp_path / "m")
+    manifest = json.loads((tmp_path / "m" / MANIFEST).read_text())
+    manifest["seed"] = "0"
+    (tmp_path / "m" / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(CheckpointError, match="field 'seed' is a string, expected an integer"):
+        LeWorldModel.load(tmp_path / "m")

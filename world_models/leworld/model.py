@@ -19,16 +19,18 @@ import numpy as np
 import torch
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import array_from_bytes, array_to_bytes, checked_field
 from assembly_gym.envs.memory.config import MemoryWorldConfig
 from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory, clip_read, join_address
 from assembly_gym.envs.memory.world import MemoryWorld
 from assembly_gym.world_models.base import Prediction, Transitions, register_world_model
 from assembly_gym.world_models.checkpoint import (
+    MANIFEST,
     START_STATES,
-    array_from_bytes,
-    array_to_bytes,
-    read_checkpoint_file,
-    read_manifest,
+    Artifact,
+    checkpoint_file,
+    load_torch_weights,
+    read_checkpoint,
     save_checkpoint,
 )
 from assembly_gym.world_models.leworld.batches import StepBatch
@@ -212,23 +214,35 @@ class LeWorldModel:
 
     # ------------------------------------------------------------------ persistence
 
-    def save(self, path: str | Path, *, extra: dict[str, Any] | None = None) -> None:
-        """Save into the folder ``path`` atomically (manifest last).
-
-        See assembly_gym.world_models.checkpoint.
+    def save(
+        self,
+        path: str | Path,
+        *,
+        extra: dict[str, Any] | None = None,
+        files: dict[str, bytes] | None = None,
+    ) -> None:
+        """Save into the folder ``path`` whole (see assembly_gym.world_models.checkpoint).
 
         Args:
             path: the folder.
             extra: JSON-serialisable facts stored with the model (e.g. the training report).
+            files: more files of the checkpoint, name → content (e.g. the printed results),
+                saved in the same swap as the model.
+
+        Raises:
+            ValueError: a file of ``files`` has the name of one of the model's own.
         """
         system = self.system
         buffer = io.BytesIO()
         torch.save(system.state_dict(), buffer)
-        files = {
+        own = {
             _PARAMETERS: buffer.getvalue(),
             _MEMORY: array_to_bytes(self.memory.words),
             START_STATES: array_to_bytes(self.start_states),
         }
+        clashes = sorted(set(own) & set(files or {}))
+        if clashes:
+            raise ValueError(f"files {clashes} are the model's own")
         payload = {
             "config": system.config.to_dict(),
             "world": self.world_config.to_dict(),
@@ -242,7 +256,7 @@ class LeWorldModel:
             module=__name__,
             obs_names=self.obs_names,
             payload=payload,
-            files=files,
+            files={**own, **(files or {})},
         )
 
     @classmethod
@@ -252,37 +266,41 @@ class LeWorldModel:
         Raises:
             CheckpointError: a missing, corrupted or foreign folder.
         """
-        folder = Path(path)
-        manifest = read_manifest(folder)
-        if manifest.get("model_kind") != MODEL_KIND:
-            raise CheckpointError(f"{folder}: a {manifest.get('model_kind')!r} model, not LeWorld")
-        return cls.from_checkpoint(folder, manifest)
+        checkpoint = read_checkpoint(path)
+        kind = checkpoint.manifest["model_kind"]
+        if kind != MODEL_KIND:
+            raise CheckpointError(f"{checkpoint.folder}: a {kind!r} model, not LeWorld")
+        return cls.from_checkpoint(checkpoint)
 
     @classmethod
-    def from_checkpoint(cls, folder: Path, manifest: dict[str, Any]) -> LeWorldModel:
+    def from_checkpoint(cls, checkpoint: Artifact) -> LeWorldModel:
         """Loader registered with :func:`assembly_gym.world_models.base.register_world_model`.
 
         Checkpoints written before the world's sizes left :class:`LeWorldConfig` carry
         ``state_dim``, ``char_dim`` and ``sequence_length`` in their config: the world's
         description has them too, so they are dropped.
         """
+        folder, manifest = checkpoint.folder, checkpoint.manifest
+        source = folder / MANIFEST
+        world = checked_field(manifest, "world", dict, source)
+        saved_config = checked_field(manifest, "config", dict, source)
+        seed = checked_field(manifest, "seed", int, source)
+        use_query = checked_field(manifest, "use_query", bool, source, default=False)
+        extra = checked_field(manifest, "extra", dict, source, default={})
         try:
-            world_config = MemoryWorldConfig.from_dict(manifest["world"])
-            values = {k: v for k, v in manifest["config"].items() if k not in _WORLD_SIZES}
+            world_config = MemoryWorldConfig.from_dict(world)
+            values = {k: v for k, v in saved_config.items() if k not in _WORLD_SIZES}
             config = LeWorldConfig.from_dict(values)
-            words = array_from_bytes(read_checkpoint_file(folder, _MEMORY), folder / _MEMORY)
+            words = array_from_bytes(checkpoint_file(checkpoint, _MEMORY), folder / _MEMORY)
             memory = BitMemory(words.astype(np.uint32), world_config.word_size)
-            system = LeWorldSystem(world_config, memory, config, seed=manifest["seed"])
-            state = torch.load(
-                io.BytesIO(read_checkpoint_file(folder, _PARAMETERS)), weights_only=True
-            )
-            system.load_state_dict(state)
+            system = LeWorldSystem(world_config, memory, config, seed=seed)
         except (KeyError, TypeError, ValueError, RuntimeError) as error:
             if isinstance(error, CheckpointError):
                 raise
             raise CheckpointError(f"{folder}: not a valid LeWorld checkpoint ({error})") from error
-        system.use_query = bool(manifest.get("use_query", False))
-        return cls(system.eval(), extra=manifest.get("extra", {}))
+        load_torch_weights(system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS)
+        system.use_query = use_query
+        return cls(system.eval(), extra=extra)
 
 
 register_world_model(MODEL_KIND, LeWorldModel.from_checkpoint)

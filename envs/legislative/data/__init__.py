@@ -8,13 +8,15 @@ Two layouts load into it:
 * the UN Digital Library GA voting CSV, one row per (resolution, member state) with
   ``ms_vote`` in Y/N/A/X (:func:`load_undl_votes`).
 
-:func:`load_roll_calls` detects which. Every problem with the input raises
+:func:`load_roll_calls` detects which (:func:`load_roll_calls_cached` keeps the last few
+loads of the process, keyed on the files read). Every problem with the input raises
 :class:`~assembly_gym.core.errors.DataError` naming the file, the line, the field and what
 was expected; a table is never truncated silently.
 
 Modules: ``schema`` (votes, issue codes, :class:`RollCallData`), ``reading`` (the one byte
-reader of every data file, strict CSV reading, field parsers), ``unvotes`` and ``undl`` (one
-loader each), ``loading`` (either layout).
+reader of every data file, with its cap on inflated gzip data, strict CSV reading, field
+parsers), ``unvotes`` and ``undl`` (one loader each), ``loading`` (either layout, cached or
+not).
 
 Example:
     >>> from assembly_gym.envs.legislative.data import RollCallData, Vote, load_unvotes
@@ -22,7 +24,7 @@ Example:
     (<Vote.YES: 0>, 2)
 """
 
-from assembly_gym.envs.legislative.data.loading import load_roll_calls
+from assembly_gym.envs.legislative.data.loading import load_roll_calls, load_roll_calls_cached
 from assembly_gym.envs.legislative.data.schema import (
     ABSENT,
     ISSUE_CODES,
@@ -49,6 +51,7 @@ __all__ = [
     "Vote",
     "load_roll_call_attributes",
     "load_roll_calls",
+    "load_roll_calls_cached",
     "load_undl_votes",
     "load_unvotes",
 ]

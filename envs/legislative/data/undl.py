@@ -61,8 +61,9 @@ def load_undl_votes(
     One row per (resolution, member state): ``undl_id, ms_code, ms_name, ms_vote, resolution,
     date`` and optionally ``session, title, agenda_title, subjects``. ``ms_vote`` is Y, N, A,
     or X/NV/blank for "did not vote" (kept as :data:`ABSENT`; a country listed only as
-    non-voting still gets its row). The rows of one ``undl_id`` must agree on the roll call's
-    attributes. ``session`` is the regular session: a number, or derived from the symbol
+    non-voting still gets its row). ``ms_name`` and ``ms_code`` must not name two different
+    countries. The rows of one ``undl_id`` must agree on the roll call's attributes.
+    ``session`` is the regular session: a number, or derived from the symbol
     (``A/RES/78/…``) or the date when blank or a special session (``ES-10``, ``S-29``).
     Issue codes are derived from subjects and titles by keyword; importance, amendment and
     paragraph flags are not coded (NaN).
@@ -84,7 +85,7 @@ def load_undl_votes(
     session = _undl_sessions(path, frame, dates)
     first = _first_rows(path, frame, rcid)
     countries, rows, unmatched = resolve_countries(
-        frame["ms_name"], frame["ms_code"], table or default_country_table()
+        path, frame["ms_name"], frame["ms_code"], table or default_country_table()
     )
 
     def text(name: str) -> np.ndarray:

@@ -79,7 +79,11 @@ def load_roll_call_attributes(directory: str | Path) -> pd.DataFrame:
 
 
 def _read_issue_table(path: Path, rcids: np.ndarray) -> dict[str, np.ndarray]:
-    frame = read_csv(path, ["rcid", "short_name"])
+    """Issue flags of each roll call, shape (n_roll_calls,) bool per issue code.
+
+    A file with a header and no rows is valid: no roll call has an issue code.
+    """
+    frame = read_csv(path, ["rcid", "short_name"], allow_empty=True)
     require_values(path, frame, ["rcid", "short_name"])
     rcid = parse_int(path, frame["rcid"], "rcid")
     code = frame["short_name"].str.strip()
@@ -121,7 +125,8 @@ def load_unvotes(directory: str | Path, *, table: CountryTable | None = None) ->
     """Load the Voeten/``unvotes`` folder (three gzip CSVs) into :class:`RollCallData`.
 
     Namibia's code ``NA`` is kept (no NA parsing); countries without a code are keyed by
-    name. Loading all 781k votes takes about two seconds.
+    name; a name and a code that name two different countries are an error. The issues
+    file may hold no rows. Loading all 781k votes takes about a second.
 
     Args:
         directory: folder with ``un_votes.csv.gz``, ``un_roll_calls.csv.gz`` and
@@ -139,7 +144,7 @@ def load_unvotes(directory: str | Path, *, table: CountryTable | None = None) ->
     rcid = parse_int(path, frame["rcid"], "rcid")
     vote = parse_codes(path, frame["vote"], _UNVOTES_CODES, "vote")
     countries, rows, unmatched = resolve_countries(
-        frame["country"], frame["country_code"], table or default_country_table()
+        path, frame["country"], frame["country_code"], table or default_country_table()
     )
     return assemble_votes(
         roll_calls,

@@ -38,6 +38,7 @@ from assembly_gym.envs.legislative.documents.names import parse_sponsor_note
 from assembly_gym.envs.legislative.documents.stage_json import load_stage_trajectory
 from assembly_gym.envs.legislative.documents.trajectory import (
     OUTCOMES,
+    STAGES,
     VOTE_KEYS,
     RecordedVote,
     Trajectory,
@@ -46,6 +47,7 @@ from assembly_gym.envs.legislative.documents.trajectory import (
 
 __all__ = [
     "OUTCOMES",
+    "STAGES",
     "VOTE_KEYS",
     "RecordedVote",
     "Trajectory",

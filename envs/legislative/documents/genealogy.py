@@ -62,8 +62,9 @@ def load_genealogy(path: str | Path, *, table: CountryTable | None = None) -> Tr
 
     Raises:
         DataError: the file is missing, empty or not JSON; ``resolution_symbol`` or
-            ``stages`` is missing; a field has the wrong type; a tally is negative or not an
-            integer; a NaN appears; a country votes twice.
+            ``stages`` is missing; a field has the wrong type; a vote's three country lists
+            are all empty; a tally is negative or not an integer; a NaN appears; a country
+            votes twice.
     """
     path = Path(path)
     data = parse_json(path, read_bytes(path))

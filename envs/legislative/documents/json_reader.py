@@ -156,8 +156,17 @@ class JsonReader:
         return counts
 
     def votes(self, parent: dict, row: str | None, prefix: str) -> dict[str, list[str]]:
-        """The three country lists of a recorded vote, all required."""
-        return {key: self.names(parent, key, row, prefix, required=True) or [] for key in VOTE_KEYS}
+        """The three country lists of a recorded vote, all required, not all empty."""
+        lists = {
+            key: self.names(parent, key, row, prefix, required=True) or [] for key in VOTE_KEYS
+        }
+        if not any(lists.values()):
+            self.fail(
+                "recorded vote without a country: in_favour, against and abstaining are all empty",
+                row,
+                prefix.rstrip("."),
+            )
+        return lists
 
     def outcome(self, value: object, row: str | None, field: str | None) -> str | None:
         """The outcome ("adopted", "rejected" or None for withdrawn, pending...) of a string."""

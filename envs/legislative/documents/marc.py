@@ -16,7 +16,7 @@ from assembly_gym.envs.legislative.documents.parsing import build
 from assembly_gym.envs.legislative.documents.text import (
     committee_from_text,
     fix_mojibake,
-    iso_date,
+    parse_date,
     session_from_symbol,
 )
 from assembly_gym.envs.legislative.documents.trajectory import Trajectory, TrajectoryStep
@@ -89,11 +89,12 @@ def load_marc_drafts(path: str | Path, *, table: CountryTable | None = None) -> 
 
     One trajectory per record, in file order, none skipped. Fields read: symbol (191 $a),
     session (191 $c), title (245 $a), document type (245 $b) and sponsors statement
-    (245 $c, kept raw in the step), date (269 $a, else 260 $c), additional sponsors and
-    notes (515 $a, see :func:`parse_sponsor_note`), subjects (650 $a), sponsors (710 $a,
-    one per field), agenda (991 $a symbol, $b item, $c title, $d subject), and what the
-    draft led to (993: first indicator 1 = the resolution or decision, 3 = the committee
-    report). Text that was UTF-8 decoded as Latin-1 ("TÃ¼rkiye") is repaired.
+    (245 $c, kept raw in the step), date (269 $a, else 260 $c; as ISO ``yyyy-mm-dd``),
+    additional sponsors and notes (515 $a, see :func:`parse_sponsor_note`), subjects
+    (650 $a), sponsors (710 $a, one per field), agenda (991 $a symbol, $b item, $c title,
+    $d subject), and what the draft led to (993: first indicator 1 = the resolution or
+    decision, 3 = the committee report). Text that was UTF-8 decoded as Latin-1
+    ("TÃ¼rkiye") is repaired.
 
     The outcome is "adopted" when 993 names a resolution or decision, else what a 515
     note says ("The amendment was rejected by the Committee"), else None. A MARC record has
@@ -111,7 +112,7 @@ def load_marc_drafts(path: str | Path, *, table: CountryTable | None = None) -> 
     Raises:
         DataError: the file is missing, empty, not gzip or not XML; it holds no record; a
             record has no symbol (191 $a, the error names the control number 001) or two
-            different ones; a 710 field has no name.
+            different ones; a date (269 $a, 260 $c) names no day; a 710 field has no name.
     """
     path = Path(path)
     raw = read_bytes(path)
@@ -189,9 +190,7 @@ def _marc_trajectory(record: _MarcRecord, path: Path, table: CountryTable) -> Tr
     bracketed = [re.sub(r"\[[^\]]*\]", "", item).strip() for item in items]
     agenda_item = plain[0] if plain else next((item for item in bracketed if item), None)
 
-    date = iso_date(next(iter(record.values("269", "a")), None)) or iso_date(
-        next(iter(record.values("260", "c")), None)
-    )
+    date = _record_date(record, path)
     sessions = [s for s in record.values("191", "c") if re.fullmatch(r"[0-9]{1,4}", s)]
     session = int(sessions[0]) if sessions else session_from_symbol(draft_symbol)
     committee = committee_from_text(draft_symbol)
@@ -251,6 +250,27 @@ def _marc_trajectory(record: _MarcRecord, path: Path, table: CountryTable) -> Tr
         source=f"{path}#{record.control.get('001') or rid}",
         unmatched_names=tuple(names.unmatched),
     )
+
+
+def _record_date(record: _MarcRecord, path: Path) -> str | None:
+    """ISO date of the record: 269 $a, else 260 $c; None when it has neither.
+
+    Raises:
+        DataError: naming the record and the field, when either holds no date.
+    """
+    dates = []
+    for tag, code in (("269", "a"), ("260", "c")):
+        for text in record.values(tag, code)[:1]:
+            date = parse_date(text)
+            if date is None:
+                raise DataError(
+                    path,
+                    f"expected a date such as 2023-10-30 or 30 Oct. 2023, got {text!r}",
+                    row=record.id,
+                    field=f"{tag}${code}",
+                )
+            dates.append(date)
+    return dates[0] if dates else None
 
 
 def _strip_trailing_punctuation(text: str | None) -> str:

@@ -17,6 +17,7 @@ from assembly_gym.envs.legislative.documents.text import (
     session_from_symbol,
 )
 from assembly_gym.envs.legislative.documents.trajectory import (
+    STAGES,
     RecordedVote,
     Trajectory,
     TrajectoryStep,
@@ -30,9 +31,11 @@ def load_stage_trajectory(path: str | Path, *, table: CountryTable | None = None
 
     The schema: ``{trajectory_id, metadata{symbol, title, session, committee, agenda_item,
     final_outcome}, timesteps[{t, date, stage, action_type, state, action, observation}]}``.
-    A step whose ``action`` has ``votes`` (``in_favour``/``against``/``abstaining`` lists)
-    or whose ``observation`` has a ``vote_tally`` (``yes``/``no``/``abstain``) is a recorded
-    vote: a committee vote when its stage name contains "committee", else a plenary vote
+    Every ``stage`` is one of :data:`~.trajectory.STAGES`. A step whose ``action_type`` is
+    ``recorded_vote``, whose ``action`` has ``votes`` (``in_favour``/``against``/
+    ``abstaining`` lists) or whose ``observation`` has a ``vote_tally`` (``yes``/``no``/
+    ``abstain``) is a recorded vote, and must carry the three lists with at least one
+    country: a committee vote when its stage name contains "committee", else a plenary vote
     (the last one of each kind counts). Draft symbol, text and sponsors come from
     ``state``/``action``/``observation`` keys of any step (``draft_symbol``, ``draft_text``,
     ``sponsors``, ``co_sponsors``, ``resolution_symbol``, ``outcome``), whatever its stage.
@@ -47,8 +50,9 @@ def load_stage_trajectory(path: str | Path, *, table: CountryTable | None = None
 
     Raises:
         DataError: the file is missing, empty or not JSON; ``trajectory_id`` or
-            ``timesteps`` is missing; a field has the wrong type; a tally is negative or
-            not an integer; a NaN appears; a country votes twice.
+            ``timesteps`` is missing; a field has the wrong type; a stage is unknown; a
+            recorded vote has no country lists; a tally is negative or not an integer; a NaN
+            appears; a country votes twice.
     """
     path = Path(path)
     data = parse_json(path, read_bytes(path))
@@ -90,9 +94,14 @@ def stage_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
         if isinstance(t, bool) or not isinstance(t, int) or t < 0:
             reader.fail(f"expected a non-negative integer, got {describe(t)}", row, "t")
         stage = reader.text(raw, "stage", row, required=True)
+        if stage not in STAGES:
+            reader.fail(
+                f"unknown stage {stage!r}; expected one of {', '.join(STAGES)}", row, "stage"
+            )
         state = reader.mapping(raw, "state", row) or {}
         action = reader.mapping(raw, "action", row) or {}
         observation = reader.mapping(raw, "observation", row) or {}
+        action_type = reader.text(raw, "action_type", row)
         step = build(
             TrajectoryStep,
             reader.source,
@@ -102,7 +111,7 @@ def stage_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
             stage=stage,
             date=iso_date(reader.text(raw, "date", row)),
             actor=reader.text(action, "actor", row, "action."),
-            action_type=reader.text(raw, "action_type", row),
+            action_type=action_type,
             state=state,
             action=action,
             observation=observation,
@@ -123,9 +132,15 @@ def stage_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
 
         vote_lists = reader.mapping(action, "votes", row, "action.")
         tally_map = reader.mapping(observation, "vote_tally", row, "observation.")
-        if vote_lists is None and tally_map is None:
+        if vote_lists is None and tally_map is None and action_type != "recorded_vote":
             continue
-        lists = reader.votes(vote_lists, row, "action.votes.") if vote_lists is not None else {}
+        if vote_lists is None:
+            reader.fail(
+                "recorded vote without country lists: expected in_favour, against and abstaining",
+                row,
+                "action.votes",
+            )
+        lists = reader.votes(vote_lists, row, "action.votes.")
         tally = reader.tally(tally_map, row, "observation.vote_tally.") if tally_map else None
         kind = "committee" if "committee" in stage.lower() else "plenary"
         votes[kind] = reader.recorded_vote(names, lists, tally, row, "action.votes")

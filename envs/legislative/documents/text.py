@@ -10,6 +10,7 @@ __all__ = [
     "committee_from_text",
     "fix_mojibake",
     "iso_date",
+    "parse_date",
     "session_from_symbol",
 ]
 
@@ -67,7 +68,15 @@ def iso_date(text: str | None) -> str | None:
     """
     if text is None or not text.strip():
         return None
-    text = text.strip()
+    return parse_date(text) or text.strip()
+
+
+def parse_date(text: str) -> str | None:
+    """ISO ``yyyy-mm-dd`` of a valid date written in ``text`` (ISO form first), else None.
+
+    Reads "2023-12-19", "8 Sept. 2023" and "Sept. 8, 2023" anywhere in the text ("[New
+    York] : UN, 30 Oct. 2023"); "yesterday", "2023" or "2023-02-30" hold no date.
+    """
     candidates: list[tuple[int, int, int]] = []
     for match in re.finditer(r"\b([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})\b", text):
         candidates.append((int(match[1]), int(match[2]), int(match[3])))
@@ -84,7 +93,7 @@ def iso_date(text: str | None) -> str | None:
             return _dt.date(year, month, day).isoformat()
         except ValueError:
             continue
-    return text
+    return None
 
 
 _ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}

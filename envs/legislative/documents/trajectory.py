@@ -6,10 +6,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["OUTCOMES", "TALLY_KEYS", "VOTE_KEYS", "RecordedVote", "Trajectory", "TrajectoryStep"]
+__all__ = [
+    "OUTCOMES",
+    "STAGES",
+    "TALLY_KEYS",
+    "VOTE_KEYS",
+    "RecordedVote",
+    "Trajectory",
+    "TrajectoryStep",
+]
 
 OUTCOMES = ("adopted", "rejected")
 """Values of :attr:`Trajectory.outcome` besides None (unknown)."""
+
+STAGES = (
+    "agenda_allocation",
+    "draft_submission",
+    "committee_deliberation",
+    "committee_vote",
+    "plenary_discussion",
+    "plenary_procedural_vote",
+    "plenary_vote",
+)
+"""Stage names of the stage/timestep JSON layout, in the order a resolution meets them."""
 
 VOTE_KEYS = ("in_favour", "against", "abstaining")
 """Keys of a recorded vote's country lists, in the order yes, no, abstain."""
@@ -108,8 +127,8 @@ class TrajectoryStep:
 
     Attributes:
         t: position of the step in the trajectory, >= 0, unique within a trajectory.
-        stage: stage name, e.g. ``"agenda_allocation"``, ``"draft_submission"``,
-            ``"committee_vote"``, ``"plenary_discussion"``, ``"plenary_vote"``.
+        stage: stage name, one of :data:`STAGES` in the stage JSON layout (a genealogy
+            keeps the key of a stage it does not know).
         date: ISO date ``yyyy-mm-dd`` where the source date is parseable, else the raw
             text; None when the source has no date.
         actor: who acts (``"General Assembly"``, ``"Unknown"``, ...), None when not given.

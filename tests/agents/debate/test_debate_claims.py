@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -13,8 +15,11 @@ from assembly_gym.agents.debate import (
     PROTOCOL,
     ClaimModel,
     ClaimModelError,
+    DebateModel,
     Observations,
+    TrainConfig,
     Trainer,
+    TrainHistory,
     compute_claims,
     legislative_agents,
 )
@@ -166,6 +171,69 @@ def test_trainer_uses_the_claim_command_and_reports_its_errors(tmp_path, small):
     model = ClaimModel(script(tmp_path, hang), timeout=0.3, batch_size=10)
     _, result = Trainer().train(small, legislative_agents(), claim_model=model)
     assert len(result.claim_errors) == 1 and "timed out" in result.claim_errors[0].message
+
+
+# A grandchild that writes a marker after a delay, while its parent keeps the batch waiting
+# (it times out) or answers at once (it exits normally); 0.5 s later than either, the marker
+# must still be missing: the whole process group was killed when the batch ended.
+GRANDCHILD = {
+    "timeout": "(sleep 0.5; touch {marker}) & exec sleep 30",
+    "exit": "(sleep 0.5; touch {marker}) >/dev/null 2>&1 & echo '{{\"claims\": []}}'",
+}
+
+
+@pytest.mark.parametrize("ending", sorted(GRANDCHILD))
+def test_no_process_of_the_command_outlives_its_batch(tmp_path, small, ending):
+    marker = tmp_path / "marker"
+    command = ["sh", "-c", GRANDCHILD[ending].format(marker=marker)]
+    model = ClaimModel(command, timeout=0.3, batch_size=10)
+    fallback = compute_claims(small, legislative_agents())
+    report = model.claims(small, legislative_agents(), fallback=fallback)
+    assert report.answered.all() == (ending == "exit")
+    time.sleep(1.0)
+    assert not marker.exists()
+
+
+def test_too_much_output_stops_the_command_and_the_run(tmp_path, small, monkeypatch):
+    monkeypatch.setattr(importlib.import_module(ClaimModel.__module__), "MAX_OUTPUT_BYTES", 1000)
+    flood = "import sys\nsys.stdin.read()\nwhile True:\n    print('x' * 300, flush=True)\n"
+    command = script(tmp_path, flood, name="flood.py")
+    model = ClaimModel(command, timeout=5, batch_size=10)
+    fallback = compute_claims(small, legislative_agents())
+    began = time.monotonic()
+    with pytest.raises(ClaimModelError, match=r"flood\.py' printed more than 1000 bytes"):
+        model.claims(small, legislative_agents(), fallback=fallback)
+    assert time.monotonic() - began < 4  # stopped at the limit, not at the timeout
+
+
+def test_failed_batches_are_counted_in_the_saved_history(tmp_path, small):
+    crash = "import sys\nsys.stdin.read()\nsys.exit('model unavailable')\n"
+    model = DebateModel("actor", legislative_agents(), small)
+    claim_model = ClaimModel(script(tmp_path, crash), timeout=20, batch_size=4)
+    history, _ = model.train(TrainConfig(max_epochs=2), claim_model=claim_model)
+    assert (history.claim_batches, history.claim_failures) == (3, 3)
+    assert history.claims_all_failed
+    assert history.first_claim_error.startswith("batch 0 (observations")
+    assert history.first_claim_error.endswith("exited with code 1: model unavailable")
+    assert TrainHistory.from_dict(json.loads(json.dumps(history.to_dict()))) == history
+    assert "Claim command failed on 3 of 3 batches" in model.summary()
+    # a history without a claim command, and one saved before these fields existed
+    plain, _ = model.train(TrainConfig(max_epochs=2))
+    assert (plain.claim_batches, plain.claim_failures, plain.first_claim_error) == (0, 0, None)
+    assert not plain.claims_all_failed and "Claim command" not in model.summary()
+    older = {k: v for k, v in history.to_dict().items() if not k.startswith(("claim", "first"))}
+    assert TrainHistory.from_dict(older).claim_failures == 0
+
+
+def test_a_history_with_some_failed_batches_is_not_all_failed(tmp_path, small):
+    answers = {small.ids[0]: "not json"}
+    claim_model = ClaimModel(script(tmp_path, PICKY.format(answers=answers)), batch_size=5)
+    history, _ = Trainer(TrainConfig(max_epochs=2)).train(
+        small, legislative_agents(), claim_model=claim_model
+    )
+    assert (history.claim_batches, history.claim_failures) == (2, 1)
+    assert not history.claims_all_failed
+    assert "did not print valid JSON" in history.first_claim_error
 
 
 def test_bad_commands_and_settings_raise(small):

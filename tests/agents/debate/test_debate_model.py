@@ -236,6 +236,34 @@ def test_loading_bad_models_raises_checkpoint_errors(tmp_path):
         DebateModel.load(tmp_path / "broken.json")
 
 
+@pytest.fixture(scope="module")
+def saved_document(country_observations, tmp_path_factory):
+    model = create_debate_model("Country 001", country_observations)
+    model.train(TrainConfig(max_epochs=3))
+    path = tmp_path_factory.mktemp("debate") / "model.json"
+    model.save(path)
+    return path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [(("name",), 3), (("agents",), {"a": 1}), (("agents",), [1]), (("agents", 0, "name"), 7),
+     (("agents", 0, "description"), None), (("agents", 0, "tendency"), 1),
+     (("agents", 0, "allocation"), True), (("agents", 0, "allocation"), "0.5"),
+     (("observations",), [1]), (("observations", "ids"), 5), (("observations", "features"), 5),
+     (("history",), "none"), (("history", "metrics"), 5)],
+)  # fmt: skip
+def test_fields_of_the_wrong_type_are_checkpoint_errors(saved_document, tmp_path, path, value):
+    document = json.loads(saved_document)
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    (tmp_path / "model.json").write_text(json.dumps(document))
+    with pytest.raises(CheckpointError, match="model.json: malformed debate model"):
+        DebateModel.load(tmp_path / "model.json")
+
+
 def test_models_name_defaults_and_tendency_choice(observations_file, country_observations):
     assert create_debate_model(None, observations_file).name == "A foreign minister"
     chosen = create_debate_model(

@@ -44,6 +44,19 @@ def test_unknown_agent_is_a_one_line_error(capsys):
     )
 
 
+def test_an_agent_unknown_to_a_later_suite_stops_before_the_first_runs(capsys, monkeypatch):
+    import assembly_gym.benchmarks.commands.bench as bench
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a suite ran before every suite's agents were checked")
+
+    monkeypatch.setattr(bench, "run_suite", forbidden)
+    code = main(["bench", "--quiet", "--quick", "--suite", "synthetic", "deliberation",
+                 "--agents", "planted (oracle)"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "in suite deliberation" in err
+
+
 @pytest.mark.parametrize("bad", ["missing", "not_a_layout"])
 def test_bad_data_path_is_exit_code_2_with_one_line(tmp_path, capsys, bad):
     path = tmp_path / "nothing-here"
@@ -86,13 +99,14 @@ def test_out_writes_results_atomically(unvotes_folder, tmp_path, capsys, monkeyp
     # A failing write leaves the previous results whole and no temporary file behind.
     before = {p.name: p.read_bytes() for p in out.iterdir()}
 
-    def refuse(source, target):
+    def refuse(descriptor):
         raise OSError("disk full")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(os, "fsync", refuse)
     with pytest.raises(OSError, match="disk full"):
         main([*args[:-3], "random", "--out", str(out)])
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
 
 
 def test_parser_lists_bench_and_refuses_unknown_commands(capsys):

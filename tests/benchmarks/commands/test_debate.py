@@ -115,8 +115,9 @@ def test_country_is_required_for_real_data_and_refused_for_text(tmp_path, capsys
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--initial-lr", "0"], "initial_lr must be > 0"),
-        (["--claim-command", "x", "--claim-timeout", "0"], "timeout must be > 0"),
+        (["--initial-lr", "0"], "argument --initial-lr: expected a finite number > 0, got '0'"),
+        (["--min-epochs", "5", "--max-epochs", "3"], "need 1 ≤ min_epochs ≤ max_epochs"),
+        (["--claim-command", ""], "the claim command is empty"),
         (["--min-allocation", "0.2"], "7 allocations inside [0.2, 0.5] cannot sum to 1"),
     ],
 )

@@ -102,7 +102,7 @@ def test_bad_input_is_a_one_line_error(
     assert main(["irl", "explain", str(fitted), "--country", "Atlantis"]) == 2
     assert "unknown country" in capsys.readouterr().err
     assert main(["irl", "explain", str(tmp_path / "nothing")]) == 2
-    assert "file not found" in capsys.readouterr().err
+    assert "not found" in capsys.readouterr().err
     assert _predict(fitted, tmp_path, tmp_path / "p.csv") == 2
     assert "no un_roll_calls.csv.gz" in capsys.readouterr().err
 

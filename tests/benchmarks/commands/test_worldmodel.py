@@ -75,7 +75,7 @@ def test_mlp_on_rollcall_trains_and_evaluates(tmp_path, capsys):
 
 def test_errors_are_one_line_with_exit_code_2(trained, tmp_path, capsys):
     assert main(["worldmodel", "eval", str(tmp_path / "missing")]) == 2
-    assert "no saved world model here" in capsys.readouterr().err
+    assert "(folder not found)" in capsys.readouterr().err
     manifest = json.loads((trained / MANIFEST).read_text())
     manifest["obs_names"][0] = "renamed"
     broken = tmp_path / "broken"

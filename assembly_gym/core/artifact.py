@@ -1,0 +1,507 @@
+"""Artifacts: folders of files that are saved whole and read whole.
+
+A saved model or report is a folder of files plus one JSON manifest. The manifest carries the
+artifact's id (one per save) and the SHA-256 of every other file, so that a file of another save
+can never pass for a file of this one. Files that can hold it carry the id too.
+
+Saving writes the whole folder into a temporary sibling (``.NAME.XXXX.tmp``), flushes it to disk,
+and swaps it in with one rename: Linux's ``renameat2(RENAME_EXCHANGE)`` or macOS's
+``renamex_np(RENAME_SWAP)`` exchange the two folders atomically, and the sibling, which then holds
+the old artifact, is deleted. A reader therefore sees the complete old artifact or the complete new
+one, never a mix. Where neither call exists (or the file system refuses it) the old folder is
+renamed aside first: for that instant a reader finds no artifact, still never a mix.
+
+A save killed midway leaves its temporary sibling behind; the next save beside it deletes such
+leftovers (a sibling is a leftover when no live process holds its lock).
+
+A save replaces a folder only when it holds nothing but an artifact of the same kind: files that
+its manifest does not list (a user's notes, logs) are never deleted; the save is refused instead.
+Folders saved before artifacts had ids (their manifest has no ``artifact_id``) are replaced whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import functools
+import hashlib
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import check_versioned_document, current_umask
+
+if sys.platform == "win32":  # no advisory locks: leftovers are not cleaned up
+    fcntl = None
+else:
+    import fcntl
+
+__all__ = [
+    "Artifact",
+    "check_destination",
+    "new_artifact_id",
+    "read_artifact",
+    "write_artifact",
+]
+
+_LEFTOVER_AGE_S = 10.0  # a temporary sibling younger than this may still be taking its lock
+_RESERVED = ("kind", "format_version", "artifact_id", "files")  # manifest fields of every artifact
+_READ_ATTEMPTS = 5  # reads repeated when concurrent saves swap the folder mid-read
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A folder read whole: its manifest and the bytes of every file it lists."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    files: dict[str, bytes]
+
+    @property
+    def artifact_id(self) -> str | None:
+        """The id shared by the files of one save (None for folders saved before ids)."""
+        return self.manifest.get("artifact_id")
+
+
+def new_artifact_id() -> str:
+    """A fresh id for one save (32 hex digits)."""
+    return uuid.uuid4().hex
+
+
+def check_destination(path: str | Path, *, manifest: str, kind: str) -> Path:
+    """Check, before any work, that an artifact of ``kind`` may be saved at ``path``.
+
+    Allowed: a path that does not exist yet (under folders, or under nothing), an empty folder,
+    or a folder holding an earlier artifact of the same kind and nothing else (it is replaced).
+
+    Raises:
+        CheckpointError: ``path`` is a file, a folder of other files, a folder that holds files
+            besides its artifact, the current folder or one above it, under a file, or in a
+            folder this process may not write to.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise CheckpointError(f"{path}: exists and is not a folder")
+    here = Path.cwd().resolve()
+    if path.resolve() in (here, *here.parents):
+        raise CheckpointError(f"{path}: the current folder or one above it; name a new folder")
+    if path.is_dir():
+        _check_replaceable(path, manifest, kind)
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise CheckpointError(f"{path}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise CheckpointError(f"{path}: no permission to write in {ancestor}")
+    return path
+
+
+def _check_replaceable(folder: Path, manifest: str, kind: str) -> None:
+    """Raise unless ``folder`` is empty or holds an artifact of ``kind`` and nothing else."""
+    for _attempt in range(_READ_ATTEMPTS):
+        try:
+            with _open_folder(folder) as opened:
+                entries = opened.names()
+                document = _manifest_document(opened, manifest) if entries else {}
+            break
+        except _SwappedWhileReading:
+            continue
+    else:
+        raise CheckpointError(f"{folder}: replaced again and again while being checked")
+    if not entries:
+        return
+    if document.get("kind") != kind:
+        raise CheckpointError(
+            f"{folder}: the folder holds other files (no {kind!r} {manifest}); "
+            "name a new or empty folder"
+        )
+    listed = document.get("files")
+    if "artifact_id" not in document or not isinstance(listed, dict):
+        return  # saved before artifacts had ids: the folder is the artifact
+    own = {manifest} | {str(name).split("/")[0] for name in listed}
+    foreign = sorted(entries - own)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
+        raise CheckpointError(
+            f"{folder}: holds files that are not part of its {kind!r} ({shown}); saving would "
+            "delete them: move them away or name another folder"
+        )
+
+
+def _manifest_document(opened: _OpenFolder, manifest: str) -> dict[str, Any]:
+    """A JSON manifest's content, or an empty dict when it is missing or unreadable."""
+    try:
+        data = opened.read(manifest)
+        document = json.loads(data.decode("utf-8")) if data is not None else {}
+    except (CheckpointError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def write_artifact(
+    folder: str | Path,
+    files: Mapping[str, bytes],
+    *,
+    manifest: str,
+    payload: Mapping[str, Any],
+    kind: str,
+    version: int,
+    artifact_id: str | None = None,
+) -> str:
+    """Save a whole artifact folder atomically; returns its id.
+
+    Args:
+        folder: the artifact's folder (replaced whole if it holds an artifact of ``kind``).
+        files: file name (relative, ``/`` between folders) → content; the manifest lists
+            their checksums.
+        manifest: the manifest's file name.
+        payload: JSON-serialisable content of the manifest (not its own fields ``kind``,
+            ``format_version``, ``artifact_id`` and ``files``).
+        kind: the manifest's ``kind`` tag.
+        version: the manifest's ``format_version``.
+        artifact_id: the id the files were built with (from :func:`new_artifact_id`), or None
+            for a fresh one.
+
+    Raises:
+        CheckpointError: the folder cannot hold this artifact (see :func:`check_destination`).
+        ValueError: a file name that is not a plain relative path, or is the manifest's; a
+            payload that sets a field of the manifest's own.
+    """
+    for name in files:
+        problem = _name_problem(name)
+        if problem or name == manifest:
+            raise ValueError(f"file name {name!r}: {problem or 'the manifest has that name'}")
+    clashes = [key for key in _RESERVED if key in payload]
+    if clashes:
+        raise ValueError(f"the payload may not set the manifest's own fields {clashes}")
+    folder = Path(os.path.abspath(check_destination(folder, manifest=manifest, kind=kind)))
+    artifact_id = artifact_id or new_artifact_id()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(folder)
+    with _staging_folder(folder) as staging:
+        for name, data in files.items():
+            _write_synced(staging / name, data, _mode_of(folder / name, 0o666))
+        document = {
+            "kind": kind,
+            "format_version": version,
+            "artifact_id": artifact_id,
+            "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
+            **payload,
+        }
+        text = json.dumps(document, indent=2) + "\n"
+        _write_synced(staging / manifest, text.encode("utf-8"), _mode_of(folder / manifest, 0o666))
+        os.chmod(staging, _mode_of(folder, 0o777))  # mkdtemp made it private while written
+        _fsync_folder(staging)
+        _swap_in(staging, folder)
+        _fsync_folder(folder.parent)
+    return artifact_id
+
+
+def _name_problem(name: object) -> str | None:
+    """Why ``name`` cannot be a file of an artifact (None when it can)."""
+    if not isinstance(name, str):
+        return "not a string"
+    if "\\" in name or any(part in ("", ".", "..") for part in name.split("/")):
+        return "not a plain relative path (parts joined by '/', none empty, '.' or '..')"
+    return None
+
+
+def _mode_of(path: Path, default: int) -> int:
+    """The permissions of the entry a save replaces, else ``default`` minus the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return default & ~current_umask()
+
+
+def read_artifact(
+    folder: str | Path,
+    *,
+    manifest: str,
+    kind: str,
+    version: int,
+    legacy_files: Collection[str] = (),
+) -> Artifact:
+    """Read a folder written by :func:`write_artifact`, checking every file's checksum.
+
+    A save that swaps the folder while it is being read is detected and the read repeated.
+
+    Args:
+        folder: the artifact's folder.
+        manifest: the manifest's file name.
+        kind: the ``kind`` it must have.
+        version: the ``format_version`` it must have.
+        legacy_files: files to read as well, when present, from a folder saved before artifacts
+            had ids (its manifest lists no checksums of them); ignored for newer folders.
+
+    Raises:
+        CheckpointError: no such folder, a missing, corrupted or foreign manifest or file, a
+            file that belongs to another save, another kind or another format version.
+    """
+    folder = Path(folder)
+    for _attempt in range(_READ_ATTEMPTS):
+        try:
+            return _read_once(folder, manifest, kind, version, legacy_files)
+        except _SwappedWhileReading:
+            continue
+    raise CheckpointError(f"{folder}: replaced again and again while being read; try later")
+
+
+class _SwappedWhileReading(Exception):
+    """The folder was replaced by another save during a read."""
+
+
+def _read_once(
+    folder: Path, manifest: str, kind: str, version: int, legacy_files: Collection[str]
+) -> Artifact:
+    if not folder.is_dir():
+        raise CheckpointError(f"{folder}: no saved {kind!r} here (folder not found)")
+    with _open_folder(folder) as opened:
+        data = opened.read(manifest)
+        if data is None:
+            raise CheckpointError(f"{folder / manifest}: file not found")
+        document = _decode_manifest(folder / manifest, data, kind, version)
+        contents: dict[str, bytes] = {}
+        for name, digest in document.get("files", {}).items():
+            content = opened.read(name)
+            if content is None:
+                raise CheckpointError(f"{folder / name}: file not found (the save is incomplete)")
+            if hashlib.sha256(content).hexdigest() != digest:
+                raise CheckpointError(
+                    f"{folder / name}: corrupted or truncated, or from another save (its checksum "
+                    f"differs from the one in {manifest}); restore the folder or save it again"
+                )
+            contents[name] = content
+        if "artifact_id" not in document:
+            for name in legacy_files:
+                if name not in contents and (content := opened.read(name)) is not None:
+                    contents[name] = content
+    return Artifact(folder, document, contents)
+
+
+def _decode_manifest(path: Path, data: bytes, kind: str, version: int) -> dict[str, Any]:
+    """The manifest's JSON, with the types of its artifact fields checked."""
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"{path}: corrupted ({error})") from error
+    check_versioned_document(document, path, kind=kind, version=version)
+    files = document.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(digest, str) for digest in files.values()):
+        raise CheckpointError(f"{path}: corrupted ('files' must map file names to checksums)")
+    for name in files:
+        problem = _name_problem(name)
+        if problem:
+            raise CheckpointError(f"{path}: corrupted (file name {name!r} is {problem})")
+    if not isinstance(document.get("artifact_id", ""), str):
+        raise CheckpointError(f"{path}: corrupted ('artifact_id' must be a string)")
+    return document
+
+
+class _OpenFolder:
+    """The entries of one folder, all read from the same folder (see :func:`_open_folder`)."""
+
+    def __init__(self, folder: Path, descriptor: int | None) -> None:
+        self.folder = folder
+        self._descriptor = descriptor  # None: no dir_fd here (Windows), read by path
+        self._identity = os.fstat(descriptor) if descriptor is not None else None
+
+    def names(self) -> set[str]:
+        """The names of the folder's entries."""
+        where = self._descriptor if self._descriptor is not None else self.folder
+        try:
+            return set(os.listdir(where))
+        except OSError as error:
+            raise _unreadable(self.folder, error) from error
+
+    def read(self, name: str) -> bytes | None:
+        """The bytes of a file, None when it is missing.
+
+        Raises:
+            _SwappedWhileReading: the folder was replaced since it was opened.
+            CheckpointError: the entry cannot be read (no permission, a folder).
+        """
+        try:
+            if self._descriptor is None:
+                return (self.folder / name).read_bytes() if (self.folder / name).exists() else None
+            handle = os.open(name, os.O_RDONLY, dir_fd=self._descriptor)
+        except (FileNotFoundError, NotADirectoryError):
+            if self._identity is not None and _replaced(self.folder, self._identity):
+                raise _SwappedWhileReading from None
+            return None
+        except OSError as error:
+            raise _unreadable(self.folder / name, error) from error
+        try:
+            with os.fdopen(handle, "rb") as file:
+                return file.read()
+        except OSError as error:  # a folder where a file belongs: EISDIR on read
+            raise _unreadable(self.folder / name, error) from error
+
+
+def _unreadable(path: Path, error: OSError) -> CheckpointError:
+    return CheckpointError(f"{path}: cannot read ({error.strerror or error})")
+
+
+@contextlib.contextmanager
+def _open_folder(folder: Path) -> Iterator[_OpenFolder]:
+    """The folder, opened once: its files are read relative to it.
+
+    A rename that swaps in another save cannot then mix files of two saves; such a swap
+    raises ``_SwappedWhileReading`` (where folders cannot be opened, on Windows, files are
+    read by path, and checksums catch a mix).
+    """
+    if os.open not in os.supports_dir_fd:
+        yield _OpenFolder(folder, None)
+        return
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except FileNotFoundError:
+        raise _SwappedWhileReading from None  # moved aside by a save without exchange
+    except OSError as error:
+        raise _unreadable(folder, error) from error
+    try:
+        yield _OpenFolder(folder, descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _replaced(folder: Path, identity: os.stat_result) -> bool:
+    """Whether ``folder`` now names another directory than the one opened."""
+    try:
+        now = os.stat(folder)
+    except FileNotFoundError:
+        return True
+    return (now.st_dev, now.st_ino) != (identity.st_dev, identity.st_ino)
+
+
+@contextlib.contextmanager
+def _staging_folder(folder: Path) -> Iterator[Path]:
+    """A locked temporary sibling of ``folder``, deleted on exit (it then holds the old save)."""
+    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
+    lock = _lock(staging)
+    try:
+        yield staging
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)
+
+
+def _lock(path: Path) -> int | None:
+    """Hold an exclusive advisory lock on a folder (released when the process dies)."""
+    if sys.platform == "win32":
+        return None
+    descriptor = os.open(path, os.O_RDONLY)
+    fcntl.flock(descriptor, fcntl.LOCK_EX)
+    return descriptor
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Delete temporary siblings of ``folder`` left by saves that were killed."""
+    if sys.platform == "win32":
+        return
+    prefix = f".{folder.name}."
+    for leftover in folder.parent.iterdir():
+        if not (leftover.name.startswith(prefix) and leftover.name.endswith(".tmp")):
+            continue
+        try:
+            if time.time() - leftover.lstat().st_mtime < _LEFTOVER_AGE_S:
+                continue
+            descriptor = os.open(leftover, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            continue
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a live save holds it
+        finally:
+            os.close(descriptor)
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _write_synced(path: Path, data: bytes, mode: int) -> None:
+    """Write a new file with permissions ``mode`` and flush it to disk."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as file:
+        os.chmod(path, mode)
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a folder's entries durable (a no-op where folders cannot be opened)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _swap_in(staging: Path, folder: Path) -> None:
+    """Put ``staging`` at ``folder``; afterwards ``staging`` holds the old folder (or nothing)."""
+    if not os.path.lexists(folder):
+        try:
+            os.rename(staging, folder)
+            staging.mkdir()  # the caller deletes it
+            return
+        except OSError as error:
+            if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
+    if _exchange(staging, folder):
+        return
+    # No atomic exchange here: move the old folder aside, then the new one in.
+    aside = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
+    os.rename(folder, aside / "old")
+    os.rename(staging, folder)
+    os.rename(aside, staging)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Atomically exchange two paths; False where the system or file system cannot."""
+    call = _exchange_call()
+    if call is None:
+        return False
+    function, flag = call
+    if sys.platform == "darwin":
+        result = function(os.fsencode(first), os.fsencode(second), flag)
+    else:
+        at_current = -100  # AT_FDCWD
+        result = function(at_current, os.fsencode(first), at_current, os.fsencode(second), flag)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+@functools.cache
+def _exchange_call() -> tuple[Any, int] | None:
+    """The C function that exchanges two paths, and its flag, or None (looked up once)."""
+    if sys.platform.startswith("linux"):
+        name, flag = "renameat2", 2  # RENAME_EXCHANGE
+    elif sys.platform == "darwin":
+        name, flag = "renamex_np", 2  # RENAME_SWAP
+    else:
+        return None
+    library = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    return (getattr(library, name), flag) if hasattr(library, name) else None

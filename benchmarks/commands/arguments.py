@@ -1,0 +1,181 @@
+"""Argument types of the ``assembly-gym`` flags: numbers in a range, paths that can be written.
+
+Each is an argparse ``type=``: it returns the converted value or raises
+``argparse.ArgumentTypeError``, so a bad value stops the command while its flags are parsed,
+before any work, with one line on stderr and exit code 2.
+
+Example:
+    >>> POSITIVE_INT("3"), UNIT_INTERVAL("0.5")
+    (3, 0.5)
+    >>> NON_NEGATIVE("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a finite number ≥ 0, got 'nan'
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from assembly_gym.core.artifact import check_destination
+from assembly_gym.core.errors import CheckpointError
+
+__all__ = [
+    "JOBS",
+    "NON_NEGATIVE",
+    "NON_NEGATIVE_INT",
+    "POSITIVE",
+    "POSITIVE_INT",
+    "SEED",
+    "SESSION",
+    "THREADS",
+    "UNIT_INTERVAL",
+    "ArtifactFolder",
+    "Number",
+    "check_logs_outside",
+    "output_file",
+    "output_folder",
+]
+
+
+@dataclass(frozen=True)
+class Number:
+    """An ``int`` or a finite ``float`` between ``low`` and ``high`` (None: unbounded).
+
+    Attributes:
+        kind: ``int`` or ``float``.
+        low: the smallest value allowed (excluded when ``low_open``).
+        high: the largest value allowed (excluded when ``high_open``).
+        low_open: ``low`` itself is refused.
+        high_open: ``high`` itself is refused.
+        special: one more value accepted outside the range (e.g. -1: all cores).
+    """
+
+    kind: type[int] | type[float]
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    special: int | None = None
+
+    def __call__(self, text: str) -> int | float:
+        """The number that ``text`` spells, if it is allowed."""
+        try:
+            value = self.kind(text)
+        except ValueError:
+            value = None
+        if value is None or not (value == self.special or self.allows(value)):
+            raise argparse.ArgumentTypeError(f"expected {self.description}, got {text!r}")
+        return value
+
+    def allows(self, value: float) -> bool:
+        """Whether ``value`` is finite and inside the range (``special`` aside)."""
+        above = self.low is None or (value > self.low if self.low_open else value >= self.low)
+        below = self.high is None or (value < self.high if self.high_open else value <= self.high)
+        return math.isfinite(value) and above and below
+
+    @property
+    def description(self) -> str:
+        """What the flag takes, e.g. "an integer ≥ 1" or "a number in (0, 1]"."""
+        bounded = self.low is not None and self.high is not None
+        what = "an integer" if self.kind is int else "a number" if bounded else "a finite number"
+        if self.low is not None and self.high is not None:
+            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+            what += f" in {left}{_show(self.low)}, {_show(self.high)}{right}"
+        elif self.low is not None:
+            what += f" {'>' if self.low_open else '≥'} {_show(self.low)}"
+        elif self.high is not None:
+            what += f" {'<' if self.high_open else '≤'} {_show(self.high)}"
+        return what if self.special is None else f"{what} or {self.special}"
+
+
+def _show(bound: float) -> str:
+    return str(int(bound)) if float(bound).is_integer() else str(bound)
+
+
+POSITIVE_INT = Number(int, low=1)
+"""A count that must be at least 1 (epochs, members, sizes, steps)."""
+NON_NEGATIVE_INT = Number(int, low=0)
+"""A count that may be 0."""
+SEED = Number(int, low=0, high=2**32 - 1)
+"""A seed: what NumPy's and torch's generators all take."""
+SESSION = Number(int, low=1)
+"""A General Assembly session number (the first is 1)."""
+THREADS = Number(int, low=1)
+"""Threads of torch or BLAS."""
+JOBS = Number(int, low=1, special=-1)
+"""Worker processes; -1: one per core."""
+NON_NEGATIVE = Number(float, low=0)
+"""A finite number ≥ 0 (a penalty, a threshold)."""
+POSITIVE = Number(float, low=0, low_open=True)
+"""A finite number > 0 (a learning rate, a time limit)."""
+UNIT_INTERVAL = Number(float, low=0, high=1)
+"""A share or probability in [0, 1]."""
+
+
+@dataclass(frozen=True)
+class ArtifactFolder:
+    """An output folder for an artifact whose manifest ``manifest`` has JSON ``kind``.
+
+    Accepted: a new path, an empty folder, or a folder holding an earlier artifact of the same
+    kind (it is replaced); refused: a file, a folder of other files, a path under a file, a
+    folder this process may not write in (:func:`~assembly_gym.core.artifact.check_destination`).
+    """
+
+    manifest: str
+    kind: str
+
+    def __call__(self, text: str) -> Path:
+        """The folder, if the artifact may be saved there."""
+        try:
+            return check_destination(text, manifest=self.manifest, kind=self.kind)
+        except CheckpointError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def output_file(text: str) -> Path:
+    """A file to write (replaced if it exists): not a folder, and under a writable folder."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path}: is a folder; name a file")
+    _check_writable(path, path.parent)
+    return path
+
+
+def output_folder(text: str) -> Path:
+    """A folder to write files into (created if needed; files of others may stay in it)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path}: exists and is not a folder")
+    _check_writable(path, path)
+    return path
+
+
+def _check_writable(path: Path, folder: Path) -> None:
+    """Refuse ``path`` unless ``folder`` (or its nearest existing ancestor) is a writable folder."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{path}: no permission to write in {folder}")
+
+
+def check_logs_outside(logs: Path | None, out: Path) -> None:
+    """Refuse a log folder inside an artifact folder, before any work.
+
+    The artifact is saved whole at the end, and a folder holding other files is refused then:
+    so a run that logs into its own ``--out`` would train, then fail to save.
+
+    Raises:
+        CheckpointError: ``logs`` is ``out`` or inside it.
+    """
+    if logs is not None and out.resolve() in (logs.resolve(), *logs.resolve().parents):
+        raise CheckpointError(
+            f"--tensorboard {logs} is inside --out {out}, which is saved whole at the end: "
+            "write the logs beside it"
+        )
