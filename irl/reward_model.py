@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from assembly_gym.envs.legislative.data import ISSUE_CODES, RollCallData
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.rewards import LinearReward
+from assembly_gym.envs.multiagent.rewards import LinearCountryRewards
 
 __all__ = ["HISTORY_FILE", "MODEL_FILE", "MODEL_KIND", "RewardModel"]
 
@@ -182,7 +184,24 @@ class RewardModel:
         """The country's reward r(s, a) = θ_c·φ(s, a) as an env ``reward_fn``."""
         return LinearReward(self.weights(country), _SelectedFeatures(self))
 
-    def forecast(self, roll_calls: pd.DataFrame, *, progress: bool = False) -> pd.DataFrame:
+    def reward_fns(self, countries: Sequence[str] | None = None) -> LinearCountryRewards:
+        """Every country's reward as a mapping country → ``reward_fn``, batched.
+
+        ``assembly_v0`` takes it as ``rewards`` and evaluates all agents' rewards in one
+        batched product; ``fns[country]`` is :meth:`as_reward_fn`'s reward.
+
+        Args:
+            countries: the names to key the mapping by (an alias or ISO code is looked up);
+                None: the model's countries.
+
+        Raises:
+            DataError: a country the model does not know.
+        """
+        names = self.countries if countries is None else tuple(countries)
+        rows = [self.country_index(name) for name in names]
+        return LinearCountryRewards(names, self.theta[rows], _SelectedFeatures(self))
+
+    def policy(self, roll_calls: pd.DataFrame, *, progress: bool = False) -> np.ndarray:
         """Vote probabilities of every known country on new roll calls (no vote is read).
 
         Features of the roll calls are described by the saved training history
@@ -195,8 +214,8 @@ class RewardModel:
             progress: show a progress bar over countries.
 
         Returns:
-            One row per (roll call, country): ``rcid``, ``country_code`` (ISO-2, or the
-            name for the few historical states without a code), ``p_<action>``.
+            Probabilities, shape (countries, roll calls, actions), in the order of
+            ``self.countries``, the rows of ``roll_calls`` and ``self.action_names``.
 
         Raises:
             DataError: when the model carries no training history.
@@ -210,17 +229,36 @@ class RewardModel:
         )
         if features.names != self.layout:
             raise DataError("reward model", "the feature map changed since the model was fitted")
-        codes = _country_codes(self.history)
-        frames = []
-        for country in tqdm(self.countries, desc="forecast", disable=not progress):
-            probs = self.action_probs(country, features.for_country(country))
-            frame = pd.DataFrame(
-                {"rcid": roll_calls["rcid"].to_numpy(), "country_code": codes.get(country, country)}
-            )
-            for a, name in enumerate(self.action_names):
-                frame[f"p_{name}"] = probs[:, a]
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True)
+        return np.stack(
+            [
+                self.action_probs(country, features.for_country(country))
+                for country in tqdm(self.countries, desc="forecast", disable=not progress)
+            ]
+        ).reshape(len(self.countries), len(roll_calls), len(self.action_names))
+
+    def forecast(self, roll_calls: pd.DataFrame, *, progress: bool = False) -> pd.DataFrame:
+        """:meth:`policy` as a table: one row per (country, roll call).
+
+        Returns:
+            Columns ``rcid``, ``country_code`` (ISO-2, or the name for the few historical
+            states without a code) and ``p_<action>``.
+
+        Raises:
+            DataError: when the model carries no training history.
+        """
+        probs = self.policy(roll_calls, progress=progress)  # refuses a model without history
+        codes = _country_codes(self.history) if self.history is not None else {}
+        frame = pd.DataFrame(
+            {
+                "rcid": np.tile(roll_calls["rcid"].to_numpy(), len(self.countries)),
+                "country_code": np.repeat(
+                    [codes.get(country, country) for country in self.countries], len(roll_calls)
+                ),
+            }
+        )
+        for a, name in enumerate(self.action_names):
+            frame[f"p_{name}"] = probs[:, :, a].ravel()
+        return frame
 
     def explain(self, country: str | None = None) -> pd.DataFrame:
         """Weights table.
@@ -375,6 +413,10 @@ class _SelectedFeatures:
     def n_actions(self) -> int:
         """Number of actions A."""
         return self._inner.n_actions
+
+    def inputs(self, obs: np.ndarray) -> np.ndarray:
+        """g(s) = [1, x(s)] of the selected columns: (N, len(layout)) → (N, 1 + d)."""
+        return self._inner.inputs(self._model.select(obs))
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """(N, len(layout)) observations → (N, A, A · (1 + d)) features."""

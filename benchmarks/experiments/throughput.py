@@ -9,7 +9,9 @@ the same run. Each env is stepped with a fixed action that is valid in every sta
 loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps. Ratios
 are to CartPole-v1. A Deliberation-v0 step also draws the response of every other country
 (about 190 on the real data, 40 on the synthetic default): its rate is also printed in
-country decisions per second. Last, the cost of recording: milliseconds per "rgb_array" frame
+country decisions per second. The multi-agent ``assembly_v0`` (every member state votes at
+each step) is measured in agent decisions per second (:func:`measure_agents`).
+Last, the cost of recording: milliseconds per "rgb_array" frame
 of each single env, one frame after every step, beside its milliseconds per step.
 
 Run: ``assembly-gym experiment throughput [--seconds 3] [--num-envs 64 1024]``
@@ -27,11 +29,13 @@ import numpy as np
 
 import assembly_gym  # noqa: F401  (registers the assembly/ ids)
 from assembly_gym.benchmarks.commands.arguments import POSITIVE, POSITIVE_INT
+from assembly_gym.envs import assembly_v0
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
+from assembly_gym.envs.legislative.sources import DataSpec
 from assembly_gym.envs.registration import make_native_vec
 from assembly_gym.envs.vector_api import SAME_STEP, VectorEpisodeStatistics, sync_vector_env
 
-__all__ = ["add_arguments", "measure", "measure_frames", "measure_vector", "run"]
+__all__ = ["add_arguments", "measure", "measure_agents", "measure_frames", "measure_vector", "run"]
 
 ENVS: dict[str, Any] = {  # env id → an action valid in every state
     "CartPole-v1": 0,
@@ -124,6 +128,30 @@ def measure_vector(
     return rate
 
 
+def measure_agents(
+    seconds: float = 3.0, seed: int = 0, data: DataSpec = None
+) -> tuple[float, float]:
+    """Agent decisions per second of ``assembly_v0``'s parallel form, and agents per step.
+
+    Every agent votes YES at every step; the whole session is played, episode after episode,
+    over ``seconds`` of wall time after one warm-up episode (its features are then cached).
+    """
+    env = assembly_v0.parallel_env(data=data)
+    env.reset(seed=seed)
+    decisions, steps, start = 0, 0, None
+    while True:
+        if not env.agents:
+            env.reset()
+            if start is None:
+                start, decisions, steps = time.perf_counter(), 0, 0
+                continue
+        decisions += len(env.agents)
+        steps += 1
+        env.step(dict.fromkeys(env.agents, 0))
+        if start is not None and time.perf_counter() - start >= seconds:
+            return decisions / (time.perf_counter() - start), decisions / steps
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The wall time per env and the vector envs' size."""
     parser.add_argument("--seconds", type=POSITIVE, default=3.0, help="wall time per env")
@@ -161,6 +189,8 @@ def run(args: argparse.Namespace) -> None:
     voters = DeliberationEnv().records.n_countries  # gym.make's default data
     for env_id in [e for e in rates if e.startswith("assembly/Deliberation-v0")]:
         print(f"{env_id}: {rates[env_id] * voters:,.0f} country decisions/s ({voters} countries)")
+    decisions, agents = measure_agents(args.seconds, args.seed)
+    print(f"assembly_v0 (parallel, {agents:.0f} agents a step): {decisions:,.0f} agent decisions/s")
     print(f"{'env (rgb_array, a frame per step)':<50} {'ms/step':>10} {'ms/frame':>10}")
     for env_id, action in ENVS.items():
         try:

@@ -40,6 +40,7 @@ from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
 from assembly_gym.envs.options import OptionTypes, checked_options
 
 __all__ = [
+    "STAGE_LABELS",
     "STAGE_MASKS",
     "STATE_DECLARATION",
     "STATE_NAMES",
@@ -82,7 +83,8 @@ STATE_DECLARATION = StateDeclaration(
 """What the :data:`STATE_NAMES` are, for world models and ``Simulator-v0``."""
 
 _STATE = {name: i for i, name in enumerate(STATE_NAMES)}
-_STAGE_LABELS = ("draft", "committee vote", "plenary vote", "outcome")  # pictured, by Stage
+STAGE_LABELS = ("draft", "committee vote", "plenary vote", "outcome")
+"""How the pictures name each :class:`Stage`, by its value."""
 STAGE_MASKS = {stage: action_mask(stage) for stage in Stage}
 """Read-only action mask of each stage."""
 _VOTE_CODES = np.array([vote.value for vote in Vote], dtype=np.int8)
@@ -605,7 +607,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             seats=seats,
             acting=int(seat_of[episode["row"]]),
             acting_label=f"{about['country']}: to act",
-            stages=_STAGE_LABELS,
+            stages=STAGE_LABELS,
             stage=int(stage),
         )
         last = self._last
@@ -621,7 +623,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         return hemicycle.draw(
             dataclasses.replace(
                 view,
-                caption="sponsors" if played == Stage.DRAFT else _STAGE_LABELS[played],
+                caption="sponsors" if played == Stage.DRAFT else STAGE_LABELS[played],
                 acting_label=f"{about['country']}: {last['action'].name} ({record})",
                 outcome=("ADOPTED" if adopted else "REJECTED") if over else "",
                 passed=adopted,

@@ -9,6 +9,7 @@ from assembly_gym.benchmarks.experiments.throughput import (
     ENVS,
     VECTOR_ENVS,
     measure,
+    measure_agents,
     measure_frames,
     measure_vector,
 )
@@ -31,3 +32,8 @@ def test_throughput_measure_vector_runs(env_id, native):
 def test_throughput_measure_frames_runs(env_id):
     cost = measure_frames(env_id, ENVS[env_id], seconds=0.05)
     assert np.isfinite(cost) and cost > 0
+
+
+def test_throughput_measure_agents_runs():
+    rate, agents = measure_agents(seconds=0.05)
+    assert np.isfinite(rate) and rate > 0 and agents == 40  # the synthetic default's members
