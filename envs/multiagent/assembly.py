@@ -57,6 +57,7 @@ from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase, checked_actions, tally_text
 from assembly_gym.envs.multiagent.deliberation import DeliberationParallelEnv
 from assembly_gym.envs.multiagent.rewards import CountryRewards
+from assembly_gym.envs.options import OptionTypes
 
 __all__ = ["PUBLIC_NAMES", "VARIANTS", "AssemblyParallelEnv", "env", "parallel_env", "raw_env"]
 
@@ -86,6 +87,8 @@ class AssemblyParallelEnv(AssemblyEnvBase):
             lacking a country of the data.
         DataError: ``session`` has no roll call in the data.
     """
+
+    RESET_OPTIONS: OptionTypes = {"session": (int,), "window": (int,)}
 
     def __init__(
         self,
@@ -131,11 +134,11 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         """Start an episode: a session (and window) drawn from the seeded generator.
 
         ``options`` may hold ``session`` and ``window`` (for this episode); other keys are
-        ignored (PettingZoo's API test passes one).
+        warned about and ignored (PettingZoo's API test passes one).
         """
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        options = options or {}
+        options = self._checked_options(options)
         session = options.get("session", self.session)
         window = options.get("window", self.window)
         draws = self.np_random.random(2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from pettingzoo import ParallelEnv
 
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.envs.legislative.data import Vote
+from assembly_gym.envs.options import OptionTypes, checked_options
 
 __all__ = ["AssemblyEnvBase", "checked_actions", "tally_text"]
 
@@ -26,6 +28,8 @@ class AssemblyEnvBase(ParallelEnv):
     }
     agents: list[str]
     possible_agents: list[str]
+    RESET_OPTIONS: OptionTypes
+    """What ``reset(options=…)`` takes (the constructor's arguments of the same names)."""
     _observation_space: spaces.Dict
     _action_space: spaces.Discrete
 
@@ -59,6 +63,29 @@ class AssemblyEnvBase(ParallelEnv):
     def action_space(self, agent: str) -> spaces.Discrete:
         """The action space of every agent (one object)."""
         return self._action_space
+
+    def _checked_options(self, options: Any) -> dict[str, Any]:
+        """The reset options this env takes, with their types checked.
+
+        Other keys are warned about, not refused as the single-agent envs do: PettingZoo's own
+        API tests reset with an option no env takes.
+
+        Raises:
+            TypeError: ``options`` is not a dict, or a known option has another type.
+        """
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise TypeError(f"assembly_v0: reset options must be a dict, got {options!r}")
+        unknown = sorted(set(options) - set(self.RESET_OPTIONS), key=str)
+        if unknown:
+            warnings.warn(
+                f"assembly_v0: reset options {unknown} ignored; accepted: "
+                f"{sorted(self.RESET_OPTIONS)}",
+                stacklevel=3,
+            )
+        known = {key: value for key, value in options.items() if key in self.RESET_OPTIONS}
+        return checked_options(known, self.RESET_OPTIONS, "assembly_v0")
 
     def _per_agent(
         self, agents: list[str], rewards: np.ndarray, terminated: bool, truncated: bool

@@ -83,6 +83,7 @@ from assembly_gym.envs.legislative.rewards import RewardFn
 from assembly_gym.envs.legislative.spaces import Action, Stage
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase, checked_actions, tally_text
 from assembly_gym.envs.multiagent.rewards import CountryRewards
+from assembly_gym.envs.options import OptionTypes
 
 __all__ = ["DeliberationParallelEnv"]
 
@@ -115,6 +116,10 @@ class DeliberationParallelEnv(AssemblyEnvBase):
     """
 
     variant = "deliberation"
+
+    RESET_OPTIONS: OptionTypes = {
+        "resolution": (int, str), "session": (int,), "window": (int,),
+    }  # fmt: skip
 
     def __init__(
         self,
@@ -164,11 +169,11 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         """Start at the DRAFT stage of a resolution drawn from the seeded generator.
 
         ``options`` may hold ``resolution``, ``session`` and ``window`` (for this episode);
-        other keys are ignored (PettingZoo's API test passes one).
+        other keys are warned about and ignored (PettingZoo's API test passes one).
         """
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        options = options or {}
+        options = self._checked_options(options)
         draws = self.np_random.random(2)
         resolution = options.get("resolution", self.resolution)
         if resolution is not None:

@@ -353,3 +353,15 @@ def test_deliberation_renders_the_stage_played() -> None:
         frames.append(env.render())
     assert all(frame.shape == (480, 640, 3) for frame in frames)
     assert not np.array_equal(frames[0], frames[1]) and not np.array_equal(frames[1], frames[2])
+
+
+@pytest.mark.parametrize("variant", ["rollcall", "deliberation"])
+def test_reset_options_are_checked_and_a_typo_is_warned_about(variant):
+    data = _small_data() if variant == "rollcall" else _small_records()
+    env = assembly_v0.parallel_env(data=data, variant=variant)
+    with pytest.raises(TypeError, match="option 'session' must be int, got str '1'"):
+        env.reset(seed=0, options={"session": "1"})
+    with pytest.warns(UserWarning, match=r"reset options \['sesion'\] ignored; accepted: "):
+        env.reset(seed=0, options={"sesion": 1})
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        env.reset(seed=0, options=[("session", 1)])
