@@ -1,5 +1,6 @@
 # Two stacks, both tested (see README, "Set-up"):
 #   current   the newest Gymnasium 1.x, SB3 and sb3-contrib: what `pip install assembly-gym` gives
+#             (plus the [ray] extra, whose tests run on this stack only)
 #   research  Gymnasium 0.29, SB3 2.2.1 and imitation 1.0.1, pinned in constraints.txt
 #
 #   make demo            install the current stack into .venv-current, run `assembly-gym bench`
@@ -22,7 +23,7 @@ install-research: $(RESEARCH)/.installed
 $(CURRENT)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(CURRENT)
 	$(CURRENT)/bin/python -m pip install --quiet $(TORCH)
-	$(CURRENT)/bin/python -m pip install --quiet -e ".[dev,minari]"
+	$(CURRENT)/bin/python -m pip install --quiet -e ".[dev,minari,ray]"
 	touch $@
 
 $(RESEARCH)/.installed: pyproject.toml setup.py constraints.txt

@@ -4,6 +4,10 @@ Each subcommand is a module of :mod:`assembly_gym.benchmarks.commands` with
 ``register(subparsers)``, which adds its parser and sets ``run(args) -> int`` as the parser's
 default.
 
+Commands that take ``--config FILE`` (a flag file, e.g. ``assembly-gym sweep``'s best.json)
+read it as they parse: the file's flags count as typed before the command line's own
+(:func:`assembly_gym.benchmarks.commands.arguments.add_config_flag`).
+
 Exit codes: 0 done; 2 bad input (a flag's value, an output path, the data, a saved model:
 one line on stderr, checked before any work where it can be); 130 interrupted (Ctrl-C).
 Other errors are bugs and keep their traceback.
@@ -22,9 +26,10 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import assembly_gym.benchmarks.commands
+from assembly_gym.benchmarks.commands.arguments import add_config_flag, config_defaults
 from assembly_gym.core.errors import AssemblyGymError
 
 __all__ = ["Parser", "build_parser", "main", "subcommand_parsers"]
@@ -32,13 +37,41 @@ __all__ = ["Parser", "build_parser", "main", "subcommand_parsers"]
 _HELPER_MODULES = frozenset({"arguments"})
 """Modules of :mod:`assembly_gym.benchmarks.commands` that are not subcommands."""
 
+CONFIG_COMMANDS = ("bench", "irl fit", "debate train")
+"""The subcommands that take ``--config FILE`` (``experiment worldmodel_ppo`` adds its own)."""
+
 
 class Parser(argparse.ArgumentParser):
-    """argparse's parser, with a usage error on one line: ``PROG: error: MESSAGE (see --help)``."""
+    """argparse's parser, with a usage error on one line: ``PROG: error: MESSAGE (see --help)``.
+
+    A parser given ``--config`` (:func:`~.arguments.add_config_flag`) applies the file's
+    flags as defaults and parses again, so the flags typed on the command line win.
+    """
 
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: error: MESSAGE (see PROG --help)`` on stderr and exit with code 2."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Argparse's parse; then, when ``--config FILE`` was given, again over its flags."""
+        given = None if args is None else list(args)
+        first = None if namespace is None else argparse.Namespace(**vars(namespace))
+        parsed, extras = super().parse_known_args(given, first)
+        path, command = getattr(parsed, "config", None), self.get_default("config_command")
+        if path is None or command is None:
+            return parsed, extras
+        try:
+            values = config_defaults(self, path, command)
+        except AssemblyGymError as error:
+            self.error(str(error))
+        saved: dict[str, Any] = {dest: self.get_default(dest) for dest in values}
+        self.set_defaults(**values)
+        try:
+            return super().parse_known_args(given, namespace)
+        finally:
+            self.set_defaults(**saved)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
             )
     for command_parser in subcommand_parsers(parser):
         command_parser.set_defaults(prog=command_parser.prog)  # the innermost one wins
+        command = command_parser.prog.removeprefix(f"{parser.prog} ")
+        if command in CONFIG_COMMANDS:
+            add_config_flag(command_parser, command)
     return parser
 
 

@@ -1,33 +1,77 @@
-"""Where benchmark work runs: in this process, on local cores (joblib), or elsewhere.
+"""Where benchmark work runs: in this process, on local cores (joblib), or on Ray.
 
-Suites describe *what* to compute as independent work items; an :class:`Executor` decides
-*where*. A cluster back end (for example Ray) only needs a ``map`` with the same meaning:
-no suite changes.
+Suites describe *what* to compute as independent work units; an :class:`Executor` decides
+*where*. Every unit also needs one large value that is the same for all of them (the suite's
+task): ``map(function, units, shared)`` calls ``function(unit, shared)``, and each executor
+ships ``shared`` its own way: in this process it is passed as is; joblib workers get None and
+rebuild it from the unit's descriptor (cached per process), so it is never pickled per unit;
+the Ray executor (:mod:`assembly_gym.benchmarks.ray_executor`) puts it in Ray's object store
+once and every task reads it from there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from joblib import Parallel, delayed
 
-__all__ = ["Executor", "LocalExecutor", "make_executor", "run_units"]
+__all__ = ["Executor", "LocalExecutor", "UnitFailure", "make_executor", "run_units"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
-class Executor(Protocol):
-    """Runs a function over independent items and returns the results in item order."""
+@dataclass(frozen=True)
+class UnitFailure:
+    """A work unit that failed on every try: what an executor that retries returns for it.
 
-    def map(self, function: Callable[[Item], Result], items: Iterable[Item]) -> list[Result]:
-        """``[function(item) for item in items]``, possibly in parallel."""
+    Attributes:
+        unit: which unit, in a few words (``str`` of the unit).
+        error: the exception's type name, e.g. ``"ValueError"``.
+        message: the exception's message.
+        tries: how many times the unit was run.
+    """
+
+    unit: str
+    error: str
+    message: str
+    tries: int
+
+    def __str__(self) -> str:
+        tries = "1 try" if self.tries == 1 else f"{self.tries} tries"
+        return f"failed: {self.error}: {self.message} (unit: {self.unit}), after {tries}"
+
+
+class Executor(Protocol):
+    """Runs a function over independent units and returns the results in unit order."""
+
+    def map(
+        self, function: Callable[[Any, Any], Any], items: Sequence[Any], shared: Any = None,
+        *, desc: str = "", progress: bool = False,
+    ) -> list[Any]:  # fmt: skip
+        """``[function(item, shared) for item in items]``, possibly in parallel.
+
+        Args:
+            function: runs one unit; its second argument is ``shared``, or None where the
+                executor does not ship it (the function then rebuilds it from the unit).
+            items: the units.
+            shared: a value every unit needs (None: nothing shared).
+            desc: the label of the progress bar.
+            progress: show a progress bar that advances as units finish.
+
+        Returns:
+            One result per unit, in unit order; an executor that retries failed units
+            returns a :class:`UnitFailure` for a unit that failed on every try.
+        """
         ...
 
 
 class LocalExecutor:
     """Local execution: sequential for ``jobs=1``, else joblib worker processes.
+
+    A failing unit raises (no retries): the first error ends the run.
 
     Args:
         jobs: number of worker processes (``-1``: one per core).
@@ -38,12 +82,20 @@ class LocalExecutor:
             raise ValueError(f"jobs must be ≥ 1 or -1 (all cores), got {jobs}")
         self.jobs = jobs
 
-    def map(self, function: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """Apply ``function`` to every item, in order."""
-        items = list(items)
+    def map(
+        self, function: Callable[[Any, Any], Any], items: Sequence[Any], shared: Any = None,
+        *, desc: str = "", progress: bool = False,
+    ) -> list[Any]:  # fmt: skip
+        """Apply ``function`` to every item, in order (see :meth:`Executor.map`).
+
+        Sequentially, ``shared`` is passed as is and a tqdm bar shows progress; joblib
+        workers get None for ``shared`` and no bar.
+        """
+        from tqdm.auto import tqdm
+
         if self.jobs == 1 or len(items) <= 1:
-            return [function(item) for item in items]
-        return Parallel(n_jobs=self.jobs)(delayed(function)(item) for item in items)
+            return [function(item, shared) for item in tqdm(items, desc=desc, disable=not progress)]
+        return Parallel(n_jobs=self.jobs)(delayed(function)(item, None) for item in items)
 
 
 def make_executor(jobs: int = 1) -> Executor:
@@ -52,25 +104,27 @@ def make_executor(jobs: int = 1) -> Executor:
 
 
 def run_units(
-    function: Callable[[Item], Result],
+    function: Callable[[Item, Any], Result],
     units: Sequence[Item],
     executor: Executor | None = None,
     *,
+    shared: Any = None,
     desc: str = "",
     progress: bool = True,
-) -> list[Result]:
+) -> list[Result | UnitFailure]:
     """Run a suite's work units on an executor, in unit order.
 
     Args:
-        function: runs one unit.
+        function: runs one unit: ``function(unit, shared)``, rebuilding the shared value from
+            the unit when it gets None.
         units: the work units.
         executor: where they run (None: sequentially in this process).
+        shared: the value every unit needs (the suite's task), shipped once per executor.
         desc: the label of the progress bar.
-        progress: show a tqdm bar over the units (only when they run in this process).
-    """
-    from tqdm.auto import tqdm
+        progress: show a progress bar over the units (sequential and Ray runs).
 
+    Returns:
+        One result per unit; a :class:`UnitFailure` where a retrying executor gave up.
+    """
     executor = executor or LocalExecutor(1)
-    if isinstance(executor, LocalExecutor) and executor.jobs == 1:
-        return [function(unit) for unit in tqdm(units, desc=desc, disable=not progress)]
-    return executor.map(function, units)
+    return executor.map(function, units, shared, desc=desc, progress=progress)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -260,7 +261,8 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _json_value(value: Any) -> Any:
-    """An interval as [low, high], a numpy scalar as a Python number, else the value."""
+    """An interval as [low, high], a numpy scalar as a Python number, NaN (no score) as None."""
     if isinstance(value, tuple):
         return list(value)
-    return value.item() if hasattr(value, "item") else value
+    value = value.item() if hasattr(value, "item") else value
+    return None if isinstance(value, float) and math.isnan(value) else value

@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -104,7 +104,7 @@ class NeuralReward:
         *,
         progress: bool = False,
     ) -> NeuralReward:
-        """Full-batch Adam on the MaxEnt log-likelihood per demonstrated step.
+        """Full-batch Adam on the MaxEnt log-likelihood per demonstrated step (all epochs).
 
         Args:
             mdp: the MDP (or the horizon-1 decisions of
@@ -115,6 +115,21 @@ class NeuralReward:
 
         Raises:
             ValueError: when the inputs do not fit the MDP.
+        """
+        for _ in tqdm(
+            self.steps(mdp, inputs, expert), total=self.epochs, desc="neural MaxEnt IRL",
+            disable=not progress, leave=False,
+        ):  # fmt: skip
+            pass
+        return self
+
+    def steps(
+        self, mdp: TabularMDP, inputs: np.ndarray, expert: ExpertStatistics
+    ) -> Iterator[float]:
+        """:meth:`fit` one epoch at a time: yields each epoch's log-likelihood per step.
+
+        The log-likelihood is the one before the epoch's update. The inputs are checked and
+        standardised on the first ``next``; ``epochs`` steps in all.
         """
         import torch
 
@@ -133,9 +148,7 @@ class NeuralReward:
         optimiser = torch.optim.Adam(self.net.parameters(), lr=self.lr)
         n_steps = expert.n_steps
         self.history_ = []
-        for _ in tqdm(
-            range(self.epochs), desc="neural MaxEnt IRL", disable=not progress, leave=False
-        ):
+        for _ in range(self.epochs):
             reward = self.net(x)
             table = reward.detach().numpy()
             policy = soft_value_iteration(mdp, table)
@@ -156,7 +169,7 @@ class NeuralReward:
             loss.backward()
             optimiser.step()
             self.history_.append(float(loglik))
-        return self
+            yield float(loglik)
 
     def _standardise(self, inputs: np.ndarray) -> np.ndarray:
         return (np.asarray(inputs, dtype=np.float64) - self.mean_) / self.scale_

@@ -18,15 +18,32 @@ from assembly_gym.envs.legislative.synthetic import (
     generate_assembly,
 )
 
+OPTIONAL_EXTRAS = {
+    "imitation": "the optional imitation extra is not installed (research stack)",
+    "ray": "the optional ray extra is not installed (`pip install 'assembly-gym[ray]'`)",
+}
+"""Marker (= the extra's import name) → why its tests skip where the extra is absent."""
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Skip the tests marked ``imitation`` where the imitation extra is not installed."""
-    if importlib.util.find_spec("imitation") is not None:
-        return
-    skip = pytest.mark.skip(reason="the optional imitation extra is not installed (research stack)")
-    for item in items:
-        if "imitation" in item.keywords:
-            item.add_marker(skip)
+    """Skip the tests marked ``imitation`` or ``ray`` where that extra is not installed."""
+    for marker, reason in OPTIONAL_EXTRAS.items():
+        if importlib.util.find_spec(marker) is not None:
+            continue
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """One local Ray with 2 CPUs for the whole test session (started on first use)."""
+    from assembly_gym.core.cluster import connect_ray
+
+    ray = connect_ray(num_cpus=2)
+    yield ray
+    ray.shutdown()
 
 
 # "human" renders open a pygame window: the tests draw it to no screen.

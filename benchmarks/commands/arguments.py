@@ -4,6 +4,11 @@ Each is an argparse ``type=``: it returns the converted value or raises
 ``argparse.ArgumentTypeError``, so a bad value stops the command while its flags are parsed,
 before any work, with one line on stderr and exit code 2.
 
+Here too: flag files (``--config FILE``), JSON documents of kind ``"assembly-gym flags"``
+that name a command and its flags (``assembly-gym sweep`` writes them as ``best.json``).
+:func:`add_config_flag` gives a command the flag; :func:`config_defaults` reads a file into
+checked values, which the parser applies as defaults (so flags typed on the command line win).
+
 Example:
     >>> POSITIVE_INT("3"), UNIT_INTERVAL("0.5")
     (3, 0.5)
@@ -18,13 +23,18 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assembly_gym.core.artifact import check_destination
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import checked_field, read_versioned_json
 
 __all__ = [
+    "FLAGS_KIND",
+    "FLAGS_VERSION",
     "JOBS",
     "NON_NEGATIVE",
     "NON_NEGATIVE_INT",
@@ -36,7 +46,10 @@ __all__ = [
     "UNIT_INTERVAL",
     "ArtifactFolder",
     "Number",
+    "add_config_flag",
     "check_logs_outside",
+    "config_defaults",
+    "flags_document",
     "output_file",
     "output_folder",
 ]
@@ -179,3 +192,94 @@ def check_logs_outside(logs: Path | None, out: Path) -> None:
             f"--tensorboard {logs} is inside --out {out}, which is saved whole at the end: "
             "write the logs beside it"
         )
+
+
+FLAGS_KIND = "assembly-gym flags"
+"""The ``kind`` of a flag file (``--config FILE``)."""
+FLAGS_VERSION = 1
+"""The ``format_version`` of a flag file that this code reads and writes."""
+
+
+def flags_document(command: str, flags: Mapping[str, Any], **info: Any) -> dict[str, Any]:
+    """A flag file's JSON document: ``command``'s ``flags`` (by dest, e.g. ``initial_lr``).
+
+    Args:
+        command: the command that reads it, as typed after ``assembly-gym`` (``"irl fit"``).
+        flags: flag dest → value (JSON: a number, a string, a bool, or a list of them).
+        info: more fields, kept for people (a score, the metric, the split, the seeds).
+    """
+    return {"kind": FLAGS_KIND, "format_version": FLAGS_VERSION, "command": command,
+            "flags": dict(flags), **info}  # fmt: skip
+
+
+def add_config_flag(parser: argparse.ArgumentParser, command: str) -> None:
+    """Give ``parser`` the flag ``--config FILE``: a flag file for ``command``.
+
+    The parser (:class:`assembly_gym.benchmarks.cli.Parser`) applies the file's flags as if
+    they were typed before the command line's own: a flag typed on the command line wins.
+    """
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"take flags from a flag file for `{command}` (e.g. `assembly-gym sweep`'s "
+        "best.json); flags typed here win",
+    )
+    parser.set_defaults(config_command=command)
+
+
+def config_defaults(parser: argparse.ArgumentParser, path: Path, command: str) -> dict[str, Any]:
+    """The values of a flag file's flags, by dest, each checked as its flag's own type.
+
+    Args:
+        parser: the command's parser (its actions give each flag's type and choices).
+        path: the flag file.
+        command: the command the file must be for.
+
+    Raises:
+        CheckpointError: a missing, garbled or another command's file; an unknown flag; a
+            value its flag refuses (the message names the file and the flag).
+    """
+    document = read_versioned_json(path, kind=FLAGS_KIND, version=FLAGS_VERSION)
+    found = checked_field(document, "command", str, path)
+    if found != command:
+        raise CheckpointError(f"{path}: flags for `{found}`, not for `{command}`")
+    flags = checked_field(document, "flags", dict, path)
+    actions = {a.dest: a for a in parser._actions if a.option_strings}
+    actions |= {s.lstrip("-"): a for a in parser._actions for s in a.option_strings}
+    values = {}
+    for name, value in flags.items():
+        action = actions.get(name)
+        if action is None or action.dest in ("config", "help"):
+            raise CheckpointError(f"{path}: `{command}` has no flag {name!r}")
+        try:
+            values[action.dest] = _flag_value(action, value)
+        except (argparse.ArgumentTypeError, TypeError, ValueError) as error:
+            flag = action.option_strings[-1]
+            raise CheckpointError(f"{path}: flag {flag}: {error}") from None
+    return values
+
+
+def _flag_value(action: argparse.Action, value: Any) -> Any:
+    """A JSON value converted and checked as ``action`` would its typed text."""
+    if action.nargs == 0:  # a switch: true or false
+        if not isinstance(value, bool):
+            raise TypeError(f"expected true or false, got {value!r}")
+        return action.const if value else action.default
+    many = action.nargs in ("+", "*") or isinstance(action.nargs, int)
+    if isinstance(value, list) != many or (many and action.nargs == "+" and not value):
+        raise TypeError(f"expected {'a list of values' if many else 'one value'}, got {value!r}")
+    converted = [_one_value(action, item) for item in (value if many else [value])]
+    return converted if many else converted[0]
+
+
+def _one_value(action: argparse.Action, value: Any) -> Any:
+    if isinstance(value, (dict, list)) or value is None or isinstance(value, bool):
+        raise TypeError(f"expected a number or a string, got {value!r}")
+    text = repr(value) if isinstance(value, float) else str(value)
+    converted = action.type(text) if callable(action.type) else text
+    if action.choices is not None and converted not in action.choices:
+        choices = ", ".join(map(repr, action.choices))
+        raise ValueError(f"invalid choice {converted!r} (choose from {choices})")
+    return converted

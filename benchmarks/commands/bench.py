@@ -10,7 +10,7 @@ from typing import Any
 from assembly_gym.agents.base import EpisodicAgent
 from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
 from assembly_gym.benchmarks.commands.arguments import JOBS, ArtifactFolder
-from assembly_gym.benchmarks.executor import make_executor
+from assembly_gym.benchmarks.executor import Executor, make_executor
 from assembly_gym.benchmarks.report import RESULTS, write_report
 from assembly_gym.benchmarks.suites import SUITES, AgentSpec, Options, Suite, run_suite
 from assembly_gym.benchmarks.suites.base import build_task
@@ -57,7 +57,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "folder, or an earlier report's)",
     )
     parser.add_argument(
-        "--jobs", type=JOBS, default=1, help="parallel worker processes (-1: all cores)"
+        "--jobs",
+        type=JOBS,
+        default=None,
+        help="parallel worker processes (-1: all cores; default 1); with --executor ray, the "
+        "CPUs of the local Ray it starts (default: all cores; a cluster's CPUs are its own)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default=None,
+        help="where the work units run: local (this process, or --jobs processes) or ray (Ray "
+        "tasks; a failing unit is run again once, then shown as a failed row) (default: local, "
+        "or ray with --address)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="join this running Ray cluster (auto: the one this machine is part of; "
+        "HOST:6379) instead of starting a local Ray; implies --executor ray",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(run=run)
@@ -80,12 +99,29 @@ def _restricted(suite: Suite, names: tuple[str, ...] | None) -> Suite:
     return suite if names is None else replace(suite, agents=_Only(suite.agents, names))
 
 
+def _executor(args: argparse.Namespace) -> Executor:
+    """The executor the flags ask for (Ray: connected now, before any work)."""
+    kind = args.executor or ("ray" if args.address else "local")
+    if kind == "local":
+        if args.address:
+            raise AssemblyGymError("--address names a Ray cluster: use it with --executor ray")
+        return make_executor(1 if args.jobs is None else args.jobs)
+    from assembly_gym.benchmarks.ray_executor import RayExecutor
+
+    cpus = None if args.jobs in (None, -1) else args.jobs
+    try:
+        return RayExecutor(args.address, num_cpus=cpus)
+    except ConnectionError as error:
+        reason = (str(error).strip() or type(error).__name__).splitlines()[0]
+        raise AssemblyGymError(f"cannot join Ray at {args.address}: {reason}") from error
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the suites, print their tables, write the report."""
     names = args.suite or (["unvotes"] if args.data else ["synthetic"])
     options = dataclass_from_flags(Options, args)
     wanted = tuple(args.agents) if args.agents else None
-    executor = make_executor(args.jobs)
+    executor = _executor(args)
     if wanted:  # every suite's names checked before the first suite runs
         for name in names:
             task = build_task(SUITES[name], options)

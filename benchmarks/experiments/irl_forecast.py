@@ -28,32 +28,17 @@ from assembly_gym.benchmarks.cli import main as cli
 from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE, SESSION
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
+from assembly_gym.benchmarks.sweep.votes import forecast_log_loss
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, load_unvotes
-from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.irl.rollcall import fit_reward_model
 
 __all__ = ["add_arguments", "run", "validate_l2"]
 
 FEATURES = FeatureConfig(log_shares=True)  # what `irl fit` uses by default
 METRICS = ("accuracy", "macro_f1", "log_loss")
-
-
-def _scored(model, data: RollCallData, history: RollCallData) -> float:
-    """Log-loss of a model's forecasts of ``data``'s votes, described by ``history``."""
-    features = RollCallFeatures(data.roll_calls, history=history, config=model.feature_config)
-    y, probs = [], []
-    for country in model.countries:
-        try:
-            row = data.country_index(country)
-        except Exception:  # noqa: BLE001 - a country absent from the validation sessions
-            continue
-        cast = data.votes[row] != ABSENT
-        if cast.any():
-            probs.append(model.action_probs(country, features.for_country(country)[cast]))
-            y.append(data.votes[row][cast])
-    return classification_metrics(np.concatenate(y), np.concatenate(probs))["log_loss"]
 
 
 def validate_l2(
@@ -64,7 +49,7 @@ def validate_l2(
     losses = {}
     for l2 in grid:
         model = fit_reward_model(fit_part, l2=l2, feature_config=FEATURES, standard_errors=False)
-        losses[l2] = _scored(model, validation, fit_part)
+        losses[l2] = forecast_log_loss(model, validation, fit_part)
         print(f"  validation λ={l2:g}: log-loss {losses[l2]:.4f}", flush=True)
     return min(losses, key=losses.__getitem__), losses
 

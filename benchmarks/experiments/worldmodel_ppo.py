@@ -13,11 +13,13 @@ and plenary), +1 for a YES or NO vote on the winning side of s' (yes wins when i
 exceeds the no share), −1 on the losing side, 0 for abstaining, not voting and at the draft
 stage. The best return is 2 per episode; an agent must foresee close votes.
 
-Agents: stable-baselines3 PPO (``MlpPolicy``, the same hyperparameters), one per env and
-seed of ``--seeds``, ``--timesteps`` steps each. Every agent (deterministic) and two
-baselines (a random valid action; always YES at votes) are evaluated for ``--episodes``
-episodes in both envs with the same evaluation seeds. Goal: the agent trained in the
-simulator reaches a return in the data-driven env within 5 % of the agent trained there.
+Agents: stable-baselines3 PPO (``MlpPolicy``, the same hyperparameters: ``--learning-rate``,
+``--n-steps``, ``--ent-coef``, ``--gamma``, or ``--config`` with the best.json of
+``assembly-gym sweep ppo``), one per env and seed of ``--seeds``, ``--timesteps`` steps each.
+Every agent (deterministic) and two baselines (a random valid action; always YES at votes)
+are evaluated for ``--episodes`` episodes in both envs with the same evaluation seeds.
+Goal: the agent trained in the simulator reaches a return in the data-driven env
+within 5 % of the agent trained there.
 
 Run: ``assembly-gym experiment worldmodel_ppo [--seeds 0 1 2] [--timesteps 30000]``
 """
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -34,14 +36,21 @@ import numpy as np
 from stable_baselines3 import PPO
 
 import assembly_gym  # noqa: F401  (registers the ids)
-from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, Number
+from assembly_gym.benchmarks.commands.arguments import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    Number,
+    add_config_flag,
+)
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.world_models.mlp import MLPEnsemble
 from assembly_gym.world_models.transitions import deliberation_transitions, split_transitions
 
-__all__ = ["WinningSide", "add_arguments", "evaluate_policy", "run"]
+__all__ = ["WinningSide", "add_arguments", "evaluate_policy", "ppo_settings", "run"]
 
 Policy = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 
@@ -63,12 +72,28 @@ class WinningSide:
         return 0.0
 
 
-def evaluate_policy(env: gym.Env, policy: Policy, episodes: int, seed: int) -> tuple[float, float]:
-    """Mean return and its standard error over ``episodes`` episodes (seeded)."""
+def evaluate_policy(
+    env: gym.Env,
+    policy: Policy,
+    episodes: int,
+    seed: int,
+    resolutions: Sequence[int] | None = None,
+) -> tuple[float, float]:
+    """Mean return and its standard error over ``episodes`` episodes (seeded).
+
+    Args:
+        env: the env (``Deliberation-v0`` when ``resolutions`` is given).
+        policy: the actions.
+        episodes: how many episodes.
+        seed: seed of the episodes and of the policy's draws.
+        resolutions: resolution ids that the episodes go through in turn (None: the env's
+            random choice).
+    """
     rng = np.random.default_rng(seed)
     returns = []
     for episode in range(episodes):
-        obs, info = env.reset(seed=seed * 100_000 + episode)
+        options = {"resolution": resolutions[episode % len(resolutions)]} if resolutions else None
+        obs, info = env.reset(seed=seed * 100_000 + episode, options=options)
         total, done = 0.0, False
         while not done:
             obs, reward, terminated, truncated, info = env.step(
@@ -95,8 +120,16 @@ def always_yes(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> i
     return int(Action.YES if mask[Action.YES] else Action.NO_ACTION)
 
 
+def ppo_settings(
+    learning_rate: float = 3e-4, n_steps: int = 512, ent_coef: float = 0.0, gamma: float = 0.99
+) -> dict[str, Any]:
+    """PPO's keyword arguments: the four tuned (``assembly-gym sweep ppo``) and the fixed ones."""
+    return dict(n_steps=int(n_steps), batch_size=128, n_epochs=10, learning_rate=learning_rate,
+                ent_coef=ent_coef, gamma=gamma, device="cpu", verbose=0)  # fmt: skip
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """PPO seeds and steps, evaluation episodes, the model's epochs; one thread by default."""
+    """PPO seeds, steps and hyperparameters, evaluation episodes, the model's epochs."""
     parser.add_argument("--seeds", type=SEED, nargs="+", default=[0, 1, 2], help="PPO seeds")
     parser.add_argument(
         "--timesteps", type=POSITIVE_INT, default=30_000, help="PPO steps per agent"
@@ -119,6 +152,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="sessions of the synthetic assembly (default 20)",
     )
+    ppo = parser.add_argument_group("PPO hyperparameters (`assembly-gym sweep ppo` tunes them)")
+    ppo.add_argument("--learning-rate", type=POSITIVE, default=3e-4, help="(default 3e-4)")
+    ppo.add_argument("--n-steps", type=Number(int, low=2), default=512,
+                     help="steps per rollout (default 512)")  # fmt: skip
+    ppo.add_argument("--ent-coef", type=NON_NEGATIVE, default=0.0, help="entropy bonus (default 0)")
+    ppo.add_argument("--gamma", type=Number(float, low=0, high=1), default=0.99,
+                     help="discount (default 0.99)")  # fmt: skip
+    add_config_flag(parser, "experiment worldmodel_ppo")
     parser.set_defaults(threads=1)  # small nets gain nothing from a second thread
 
 
@@ -143,8 +184,7 @@ def run(args: argparse.Namespace) -> None:
         ),
         "Simulator-v0": lambda: gym.make("assembly/Simulator-v0", model=model, reward_fn=reward),
     }
-    hyper: dict[str, Any] = dict(n_steps=512, batch_size=128, n_epochs=10, learning_rate=3e-4,
-                                 gamma=0.99, device="cpu", verbose=0)  # fmt: skip
+    hyper = ppo_settings(args.learning_rate, args.n_steps, args.ent_coef, args.gamma)
     print(f"PPO {hyper}, {args.timesteps:,} steps per agent; evaluation: {args.episodes} "
           f"episodes per (policy, env), deterministic agents")  # fmt: skip
     rows: list[dict[str, Any]] = []

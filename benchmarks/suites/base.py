@@ -7,9 +7,11 @@ training demonstrations and is scored on the same held-out decisions — splits 
 scores the predictions with bootstrap intervals over roll calls and a paired test against
 the best baseline.
 
-Work units are small descriptors (suite name, options, agent, countries): a worker rebuilds
-the task itself (cached per process), so any executor that can call a function on a
-descriptor — local processes today, a cluster tomorrow — runs the suites unchanged.
+Work units are small descriptors (:class:`Unit`: suite, options, agent, countries); the task
+goes to the executor once, beside them, and a worker that did not get it rebuilds it from
+the descriptor (cached per process), so every executor — this process, local processes, a
+Ray cluster — runs the suites unchanged. A unit that an executor gave up on (Ray, after its
+retries) leaves its agent unscored: the agent's row has no scores and a ``note`` saying why.
 
 Suites that are not scored by class labels (an episodic env scored by reward and
 prediction error) supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`) that
@@ -30,7 +32,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from assembly_gym.agents.base import Agent, EpisodicAgent
-from assembly_gym.benchmarks.executor import Executor, run_units
+from assembly_gym.benchmarks.executor import Executor, UnitFailure, run_units
 from assembly_gym.benchmarks.statistics import (
     bootstrap_intervals,
     calibration_curve,
@@ -49,6 +51,7 @@ __all__ = [
     "SuiteResult",
     "Task",
     "Truth",
+    "Unit",
     "build_task",
     "per_country",
     "run_suite",
@@ -109,6 +112,14 @@ class Options:
     })  # fmt: skip
     quick: bool = field(default=False, metadata={
         "help": "tiny sizes (tiny data, few epochs): a smoke test of the whole pipeline",
+    })  # fmt: skip
+    neural_width: int = field(default=32, metadata={
+        "help": "hidden units of the neural MaxEnt IRL reward (`assembly-gym sweep "
+        "neural-reward` tunes it)", "minimum": 1,
+    })  # fmt: skip
+    neural_weight_decay: float = field(default=10.0, metadata={
+        "help": "weight decay of the neural MaxEnt IRL reward, per demonstrated step",
+        "minimum": 0,
     })  # fmt: skip
 
 
@@ -326,15 +337,47 @@ def _cached_task(make_task: Callable[[Options], Task], options: Options) -> Task
     return make_task(options)
 
 
-Unit = tuple[Suite, Options, str, tuple[str, ...]]
-"""A work unit: the suite, the options, an agent name and some countries."""
+@dataclass(frozen=True)
+class Unit:
+    """A work unit: a descriptor small enough to send to any worker.
+
+    Attributes:
+        suite: the suite.
+        options: the run's settings.
+        agent: the agent's name.
+        countries: the countries it is fitted and scored on (empty: the task decides, e.g.
+            an episodic agent's held-out episodes).
+    """
+
+    suite: Suite
+    options: Options
+    agent: str
+    countries: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        """A few words: the agent and its countries, e.g. ``majority × 16 countries (A … P)``."""
+        if not self.countries:
+            return self.agent
+        if len(self.countries) == 1:
+            return f"{self.agent} × {self.countries[0]}"
+        span = f"{self.countries[0]} … {self.countries[-1]}"
+        return f"{self.agent} × {len(self.countries)} countries ({span})"
+
+    def task(self, shared: Any) -> Any:
+        """The suite's task: ``shared`` where the executor sent it, else rebuilt (cached)."""
+        return shared if shared is not None else build_task(self.suite, self.options)
 
 
-def _run_unit(unit: Unit) -> _Predictions:
-    """Fit one agent on some countries and predict their held-out decisions."""
-    suite, options, agent_name, countries = unit
-    task = build_task(suite, options)
-    spec = {s.name: s for s in _agent_specs(suite, task, options)}[agent_name]
+def _run_unit(unit: Unit, task: Task | None = None) -> _Predictions:
+    """Fit one agent on some countries and predict their held-out decisions.
+
+    Args:
+        unit: the agent and countries.
+        task: the suite's task (None: rebuilt from the unit, once per process).
+    """
+    task = unit.task(task)
+    spec = {s.name: s for s in _agent_specs(unit.suite, task, unit.options)}[unit.agent]
+    countries = unit.countries
     start = time.perf_counter()
     agents = spec.fit(task, countries)
     fit_seconds = time.perf_counter() - start
@@ -368,7 +411,7 @@ def _units(suite: Suite, task: Task, options: Options) -> list[Unit]:
         countries = task.countries[: spec.max_countries] if spec.max_countries else task.countries
         size = spec.chunk or len(countries)
         for start in range(0, len(countries), size):
-            units.append((suite, options, spec.name, tuple(countries[start : start + size])))
+            units.append(Unit(suite, options, spec.name, tuple(countries[start : start + size])))
     return units
 
 
@@ -386,31 +429,51 @@ def run_suite(
         options: the run's settings.
         executor: where the work units run (default: sequentially in this process).
         progress: show a tqdm bar over work units (agents × country chunks).
+
+    Returns:
+        The scores; an agent with a unit the executor gave up on (a
+        :class:`~assembly_gym.benchmarks.executor.UnitFailure`) has a row with no scores and
+        a ``note`` column naming the failure, and the other agents are scored as usual.
     """
     if suite.runner is not None:
         return suite.runner(suite, options, executor, progress)
     task = build_task(suite, options)
     units = _units(suite, task, options)
     outputs = run_units(
-        _run_unit, units, executor, desc=f"{suite.name}: agents × folds", progress=progress
-    )
+        _run_unit, units, executor, shared=task, desc=f"{suite.name}: agents × folds",
+        progress=progress,
+    )  # fmt: skip
     merged: dict[str, _Predictions] = {}
-    for (_, _, name, _), output in zip(units, outputs, strict=True):
-        if name not in merged:
-            merged[name] = _Predictions((), {}, 0.0, 0.0, {})
-        part = merged[name]
+    failed: dict[str, UnitFailure] = {}
+    for unit, output in zip(units, outputs, strict=True):
+        if isinstance(output, UnitFailure):
+            failed.setdefault(unit.agent, output)  # the first of its failed units
+            continue
+        part = merged.setdefault(unit.agent, _Predictions((), {}, 0.0, 0.0, {}))
         part.countries += output.countries
         part.probs.update(output.probs)
         part.rewards.update(output.rewards)
         part.learned.update(output.learned)
         part.fit_seconds += output.fit_seconds
         part.predict_seconds += output.predict_seconds
-    return _score(suite, task, options, merged)
+    for name in failed:  # not scored on the countries of its other units
+        merged.pop(name, None)
+    rows = {name: _failed_row(task, units, name, failure) for name, failure in failed.items()}
+    return _score(suite, task, options, merged, rows)
+
+
+def _failed_row(task: Task, units: Sequence[Unit], agent: str, failure: UnitFailure) -> dict:
+    """The table row of an agent with a failed unit: its countries, no scores, the failure."""
+    countries = [c for unit in units if unit.agent == agent for c in unit.countries]
+    n = sum(len(task.test_arrays(country)[1]) for country in countries)
+    return {"agent": agent, "countries": len(countries), "n": n, "note": str(failure)}
 
 
 def _score(
-    suite: Suite, task: Task, options: Options, predictions: dict[str, _Predictions]
-) -> SuiteResult:
+    suite: Suite, task: Task, options: Options, predictions: dict[str, _Predictions],
+    failed: Mapping[str, dict[str, Any]],
+) -> SuiteResult:  # fmt: skip
+    """Score every agent's predictions; an agent in ``failed`` gets its row, unscored."""
     rng = np.random.default_rng(options.seed)
     specs = {s.name: s for s in _agent_specs(suite, task, options)}
     truth_rows = {}
@@ -432,7 +495,7 @@ def _score(
             fit_seconds=prediction.fit_seconds, predict_seconds=prediction.predict_seconds,
         )  # fmt: skip
         rows.append(row)
-    table = pd.DataFrame(rows)
+    table = _with_failed(rows, failed, order=list(specs))
     _paired_tests(table, specs, predictions, task, rng, options.n_bootstrap)
     y_all = np.concatenate([task.test_arrays(c)[1] for c in task.countries])
     balance = np.bincount(y_all, minlength=task.n_actions) / len(y_all)
@@ -453,6 +516,22 @@ def _score(
             task.layout.names, task.action_names,
         )},
     )  # fmt: skip
+
+
+def _with_failed(
+    rows: list[dict[str, Any]], failed: Mapping[str, dict[str, Any]], order: Sequence[str]
+) -> pd.DataFrame:
+    """The table of scored rows and failed rows (NaN scores, a ``note``), in ``order``.
+
+    Without failures the table is the scored rows as they are (no ``note`` column).
+    """
+    if not failed:
+        return pd.DataFrame(rows)
+    columns = list(dict.fromkeys(key for row in [*rows, *failed.values()] for key in row))
+    by_name = {row["agent"]: row for row in [*rows, *failed.values()]}
+    table = pd.DataFrame([by_name[n] for n in order if n in by_name], columns=columns)
+    table["note"] = table["note"].fillna("")
+    return table
 
 
 def _stack(task: Task, prediction: _Predictions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -497,12 +576,16 @@ def _paired_tests(
     The best baseline is the baseline with the lowest log-loss; each agent is compared on
     its own countries, with the same resampled roll calls for both.
     """
-    baselines = [n for n in table["agent"] if n in specs and specs[n].baseline]
+    baselines = [n for n in predictions if n in specs and specs[n].baseline]
     if not baselines:
         return
     best = min(baselines, key=lambda n: float(table.loc[table["agent"] == n, "log_loss"].iloc[0]))
     differences, p_values = [], []
     for name in table["agent"]:
+        if name not in predictions:  # a failed agent
+            differences.append(np.nan)
+            p_values.append(np.nan)
+            continue
         subset = predictions[name].countries
         reference = _Predictions(subset, predictions[best].probs, 0.0, 0.0)
         a = GroupedScores.from_predictions(*_stack(task, predictions[name]))

@@ -19,7 +19,13 @@ from assembly_gym.agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
-from assembly_gym.benchmarks.suites.base import AgentSpec, Task, per_country, single_threaded
+from assembly_gym.benchmarks.suites.base import (
+    AgentSpec,
+    Options,
+    Task,
+    per_country,
+    single_threaded,
+)
 
 __all__ = [
     "baseline_specs",
@@ -76,13 +82,23 @@ def irl_spec(task: Task) -> AgentSpec:
     return AgentSpec("maxent-irl (linear)", fit, chunk=None)
 
 
-def neural_irl_spec(task: Task, *, epochs: int = 300) -> AgentSpec:
-    """Neural MaxEnt IRL: an MLP reward over the observation, fitted per country."""
+def neural_irl_spec(task: Task, options: Options, *, epochs: int = 300) -> AgentSpec:
+    """Neural MaxEnt IRL: an MLP reward over the observation, fitted per country.
+
+    Its width and weight decay are the run's ``--neural-width`` and ``--neural-weight-decay``.
+    """
 
     def make(task: Task):
         from assembly_gym.agents.irl_agent import NeuralMaxEntIRLAgent
 
-        return NeuralMaxEntIRLAgent(task.n_actions, task.layout, epochs=epochs, seed=task.seed)
+        return NeuralMaxEntIRLAgent(
+            task.n_actions,
+            task.layout,
+            hidden=(options.neural_width,),
+            l2=options.neural_weight_decay,
+            epochs=epochs,
+            seed=task.seed,
+        )
 
     return AgentSpec("maxent-irl (neural)", per_country(make))
 

@@ -10,7 +10,8 @@ the task's held-out episodes, returning one score per episode for each metric
 attributes, one-line descriptions) on the run's executor and builds the usual
 :class:`~assembly_gym.benchmarks.suites.base.SuiteResult`: the mean of every metric with a 95%
 bootstrap interval over episodes, and a paired bootstrap test of one metric against the
-best baseline (the same resampled episodes for both agents).
+best baseline (the same resampled episodes for both agents). An agent whose unit the executor
+gave up on (Ray, after its retries) has a row of NaN and a ``note`` naming the failure.
 
 Example:
     >>> import numpy as np
@@ -38,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from assembly_gym.agents.base import EpisodeScores, EpisodicAgent
-from assembly_gym.benchmarks.executor import Executor, run_units
+from assembly_gym.benchmarks.executor import Executor, UnitFailure, run_units
 from assembly_gym.benchmarks.statistics import bootstrap_weights
-from assembly_gym.benchmarks.suites.base import Options, Suite, SuiteResult, build_task
+from assembly_gym.benchmarks.suites.base import Options, Suite, SuiteResult, Unit, build_task
 
 __all__ = ["EpisodicRunner", "EpisodicSpec"]
 
@@ -84,13 +85,16 @@ class EpisodicRunner:
         """Play every agent (one work unit each), then score the episodes."""
         task = build_task(suite, options)
         names = [agent.name for agent in suite.agents(task, options)]
-        units = [(suite, options, name) for name in names]
+        units = [Unit(suite, options, name) for name in names]
         outputs = run_units(
-            _play_unit, units, executor, desc=f"{suite.name}: agents", progress=progress
-        )
-        played = dict(zip(names, outputs, strict=True))
+            _play_unit, units, executor, shared=task, desc=f"{suite.name}: agents",
+            progress=progress,
+        )  # fmt: skip
+        outcomes = dict(zip(names, outputs, strict=True))
+        played = {n: o for n, o in outcomes.items() if not isinstance(o, UnitFailure)}
+        failed = {n: str(o) for n, o in outcomes.items() if isinstance(o, UnitFailure)}
         baselines = [a.name for a in suite.agents(task, options) if a.baseline]
-        table = self._table(suite, options, played, baselines)
+        table = self._table(suite, options, names, played, failed, baselines)
         header = self.describe(task) if self.describe else f"{task.split}. Data: {task.source}."
         if "vs_best_baseline" in table:
             sign = "lower" if self.lower_is_better else "higher"
@@ -107,31 +111,43 @@ class EpisodicRunner:
         )  # fmt: skip
 
     def _table(
-        self, suite: Suite, options: Options, played: Mapping[str, EpisodeScores],
-        baselines: list[str],
+        self, suite: Suite, options: Options, names: list[str],
+        played: Mapping[str, EpisodeScores], failed: Mapping[str, str], baselines: list[str],
     ) -> pd.DataFrame:  # fmt: skip
+        """One row per agent, in ``names`` order; a failed agent's has NaN and a ``note``."""
         rng = np.random.default_rng(options.seed)
-        n = len(next(iter(next(iter(played.values())).scores.values())))
-        weights = bootstrap_weights(n, options.n_bootstrap, rng) / n
+        n = len(next(iter(next(iter(played.values())).scores.values()))) if played else 0
+        weights = bootstrap_weights(n, options.n_bootstrap, rng) / n if played else None
+        nothing = np.full(n, np.nan)
         rows = []
-        for name, result in played.items():
+        for name in names:
+            result = played.get(name)
             row: dict[str, Any] = {"agent": name}
             for metric in suite.metrics:
-                values = np.asarray(result.scores.get(metric, np.full(n, np.nan)), dtype=float)
-                row[metric], row[f"{metric}_ci"] = _mean_and_interval(values, weights)
-            row.update(n=n, fit_seconds=result.fit_seconds,
-                       predict_seconds=result.predict_seconds)  # fmt: skip
+                values = nothing if result is None else result.scores.get(metric, nothing)
+                row[metric], row[f"{metric}_ci"] = _mean_and_interval(
+                    np.asarray(values, dtype=float), weights
+                )
+            fit, predict = (math.nan, math.nan) if result is None else (
+                result.fit_seconds, result.predict_seconds)  # fmt: skip
+            row.update(n=n, fit_seconds=fit, predict_seconds=predict)
+            if failed:
+                row["note"] = failed.get(name, "")
             rows.append(row)
         table = pd.DataFrame(rows)
-        usable = [b for b in baselines if np.isfinite(_metric(played[b], self.compare_on))]
+        usable = [
+            b for b in baselines if b in played and np.isfinite(_metric(played[b], self.compare_on))
+        ]
         if not usable:
             return table
+        assert weights is not None  # a baseline played
         pick = min if self.lower_is_better else max
         best = pick(usable, key=lambda b: _metric(played[b], self.compare_on))
         reference = np.asarray(played[best].scores[self.compare_on], dtype=float)
         differences, p_values = [], []
         for name in table["agent"]:
-            values = np.asarray(played[name].scores.get(self.compare_on, np.full(n, np.nan)))
+            scores = played[name].scores if name in played else {}
+            values = np.asarray(scores.get(self.compare_on, nothing))
             difference, p_value = _paired_test(values - reference, weights)
             differences.append(difference)
             p_values.append(p_value)
@@ -141,12 +157,13 @@ class EpisodicRunner:
         return table
 
 
-def _play_unit(unit: tuple[Suite, Options, str]) -> EpisodeScores:
-    """Fit and play one agent (the task is rebuilt once per process)."""
-    suite, options, name = unit
-    task = build_task(suite, options)
-    agents = {a.name: a for a in suite.agents(task, options) if isinstance(a, EpisodicAgent)}
-    return agents[name].play(task, options)
+def _play_unit(unit: Unit, task: Any = None) -> EpisodeScores:
+    """Fit and play one agent (``task`` None: rebuilt from the unit, once per process)."""
+    task = unit.task(task)
+    agents = {
+        a.name: a for a in unit.suite.agents(task, unit.options) if isinstance(a, EpisodicAgent)
+    }
+    return agents[unit.agent].play(task, unit.options)
 
 
 def _metric(result: EpisodeScores, metric: str) -> float:
@@ -155,10 +172,10 @@ def _metric(result: EpisodeScores, metric: str) -> float:
 
 
 def _mean_and_interval(
-    values: np.ndarray, weights: np.ndarray
+    values: np.ndarray, weights: np.ndarray | None
 ) -> tuple[float, tuple[float, float] | None]:
     """Mean over episodes and its 95% percentile bootstrap interval (None when NaN)."""
-    if not np.all(np.isfinite(values)):
+    if weights is None or not np.all(np.isfinite(values)):
         return math.nan, None
     samples = weights @ values
     return float(values.mean()), (float(np.percentile(samples, 2.5)),

@@ -104,8 +104,9 @@ def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
         else mce_irl_spec(task, max_countries=10, max_decisions=200)
     )
     return [
-        *baseline_specs(task), irl_spec(task), neural_irl_spec(task), mce_irl, debate_spec(task),
-        bc_spec(task), planted_spec(task, _assembly(options.seed, options.quick)),
+        *baseline_specs(task), irl_spec(task), neural_irl_spec(task, options), mce_irl,
+        debate_spec(task), bc_spec(task),
+        planted_spec(task, _assembly(options.seed, options.quick)),
     ]  # fmt: skip
 
 
@@ -121,7 +122,7 @@ def _unvotes_agents(task: Task, options: Options) -> list[AgentSpec]:
     return [
         *baseline_specs(task),
         irl_spec(task),
-        neural_irl_spec(task),
+        neural_irl_spec(task, options),
         debate_spec(task),
         bc_spec(task, max_countries=40),
     ]

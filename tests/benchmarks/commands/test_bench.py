@@ -147,3 +147,32 @@ def test_bench_flags_are_the_options_fields(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for item in fields(Options):
         assert " ".join(item.metadata["help"].split()) in text
+
+
+def _forbid_work(monkeypatch) -> None:
+    import assembly_gym.benchmarks.commands.bench as bench
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("work started before the executor was checked")
+
+    monkeypatch.setattr(bench, "run_suite", forbidden)
+    monkeypatch.setattr(bench, "build_task", forbidden)
+
+
+def test_executor_ray_without_ray_names_the_install_before_any_work(capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails, as where it is absent
+    _forbid_work(monkeypatch)
+    code = main(["bench", "--quiet", "--executor", "ray", "--agents", "majority"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "pip install 'assembly-gym[ray]'" in err and "bench --executor ray" in err
+
+
+def test_address_with_the_local_executor_is_a_one_line_error(capsys, monkeypatch):
+    _forbid_work(monkeypatch)
+    code = main(["bench", "--quiet", "--executor", "local", "--address", "auto"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--address names a Ray cluster: use it with --executor ray" in err
