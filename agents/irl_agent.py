@@ -180,6 +180,8 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
         lr: Adam learning rate.
         epochs: full-batch gradient steps.
         seed: seed of the initial weights.
+        device: where the network trains and runs (``"auto"``: the GPU when there is one;
+            see :class:`~assembly_gym.irl.neural.NeuralReward`).
     """
 
     name = "maxent-irl (neural)"
@@ -194,11 +196,13 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
         lr: float = 1e-2,
         epochs: int = 300,
         seed: int = 0,
+        device: str = "auto",
     ) -> None:
         super().__init__(n_actions, layout)
         if l2 < 0:
             raise ValueError(f"l2 must be ≥ 0, got {l2}")
         self.hidden, self.l2, self.lr, self.epochs, self.seed = tuple(hidden), l2, lr, epochs, seed
+        self.device = device
         self.reward_: NeuralReward | None = None
 
     def fit(self, demonstrations: Sequence[Demonstration]) -> NeuralMaxEntIRLAgent:
@@ -208,7 +212,7 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
         self._check_actions(mdp.n_actions)
         reward = NeuralReward(
             obs.shape[1], self.n_actions, self.hidden, l2=self.l2 / expert.n_steps, lr=self.lr,
-            epochs=self.epochs, seed=self.seed,
+            epochs=self.epochs, seed=self.seed, device=self.device,
         )  # fmt: skip
         # One thread (torch's OpenMP and BLAS): the network is small, and on the busy 2-core
         # reference machine a second torch thread made this fit about 20× slower.

@@ -23,6 +23,8 @@ ENV_IDS: dict[str, str] = {
 VECTOR_ENTRY_POINTS: dict[str, str] = {
     "assembly/RollCall-v0": "assembly_gym.envs.legislative.vector:RollCallVectorEnv",
     "assembly/Deliberation-v0": "assembly_gym.envs.legislative.vector:DeliberationVectorEnv",
+    "assembly/MemoryDynamics-v0": "assembly_gym.envs.memory.vector:MemoryDynamicsVectorEnv",
+    "assembly/Simulator-v0": "assembly_gym.world_models.simulator_vector:SimulatorVectorEnv",
 }
 """Native batched versions, built by ``gym.make_vec`` (see :func:`make_native_vec`)."""
 

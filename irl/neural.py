@@ -8,6 +8,10 @@ iteration of the current reward, so the network learns non-linear preferences on
 MDPs, demonstrations and feature inputs as :func:`assembly_gym.irl.maxent.fit_maxent` (at
 horizon 1: a neural multinomial logit).
 
+The network lives on ``device`` (``"auto"``: the GPU when there is one); the soft value
+iteration is NumPy on the CPU. Each epoch the reward table crosses to the CPU once and its
+gradient signal back once; the inputs and the mask cross once per fit.
+
 Example:
     >>> import numpy as np
     >>> from assembly_gym.irl.maxent import decision_problem
@@ -22,12 +26,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from assembly_gym.core.device import resolve_device
 from assembly_gym.irl.maxent import ExpertStatistics
 from assembly_gym.irl.mdp import TabularMDP, occupancy, soft_value_iteration
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["NeuralReward"]
 
@@ -42,7 +51,9 @@ class NeuralReward:
         l2: weight decay of the network parameters (per demonstrated step).
         lr: Adam learning rate.
         epochs: full-batch gradient steps (each runs one exact soft value iteration).
-        seed: seed of the initial weights.
+        seed: seed of the initial weights (drawn on the CPU: the same on every device).
+        device: where the network runs: ``"auto"`` (the GPU when there is one, else the
+            CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
     """
 
     def __init__(
@@ -55,6 +66,7 @@ class NeuralReward:
         lr: float = 1e-2,
         epochs: int = 300,
         seed: int = 0,
+        device: str | torch.device = "auto",
     ) -> None:
         import torch
 
@@ -74,6 +86,8 @@ class NeuralReward:
                     torch.randn(parameter.shape, generator=generator, dtype=torch.float64)
                     * (0.5 / np.sqrt(max(parameter.shape[-1], 1)))
                 )
+        self.device = resolve_device(device)
+        self.net.to(self.device)
         self.n_inputs, self.n_actions = n_inputs, n_actions
         self.l2, self.lr, self.epochs = l2, lr, epochs
         self.mean_ = np.zeros(n_inputs)
@@ -85,7 +99,8 @@ class NeuralReward:
         import torch
 
         with torch.no_grad():
-            return self.net(torch.as_tensor(self._standardise(inputs))).numpy()
+            x = torch.as_tensor(self._standardise(inputs), device=self.device)
+            return self.net(x).cpu().numpy()
 
     def action_probs(self, inputs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """One-decision MaxEnt policy softmax_a r_ψ(s, a), (N, k) → (N, A)."""
@@ -144,13 +159,14 @@ class NeuralReward:
         self.mean_ = weights @ inputs
         spread = np.sqrt(weights @ (inputs - self.mean_) ** 2)
         self.scale_ = np.where(spread > 1e-12, spread, 1.0)
-        x = torch.as_tensor(self._standardise(inputs))
+        x = torch.as_tensor(self._standardise(inputs), device=self.device)
+        mask = torch.as_tensor(mdp.mask, device=self.device)
         optimiser = torch.optim.Adam(self.net.parameters(), lr=self.lr)
         n_steps = expert.n_steps
         self.history_ = []
         for _ in range(self.epochs):
             reward = self.net(x)
-            table = reward.detach().numpy()
+            table = reward.detach().cpu().numpy()  # the epoch's one copy to the CPU
             policy = soft_value_iteration(mdp, table)
             # ℓ per step and its gradient with respect to the reward table.
             loglik = (
@@ -158,13 +174,11 @@ class NeuralReward:
                 - expert.start @ policy.values[0]
             ) / n_steps
             signal = torch.as_tensor(
-                (expert.counts - occupancy(mdp, policy, expert.start)) / n_steps
+                (expert.counts - occupancy(mdp, policy, expert.start)) / n_steps,
+                device=self.device,
             )
             decay = sum((p**2).sum() for p in self.net.parameters())
-            loss = (
-                -(signal * torch.where(torch.as_tensor(mdp.mask), reward, 0.0)).sum()
-                + self.l2 * decay
-            )
+            loss = -(signal * torch.where(mask, reward, 0.0)).sum() + self.l2 * decay
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

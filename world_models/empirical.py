@@ -25,6 +25,7 @@ differ between countries (own votes) count every transition.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,13 +92,14 @@ class EmpiricalModel(HeadModel):
         for part in parts:
             if isinstance(part, (ShareBinsPart, VoteSharesPart)):
                 name, size = next(iter(part.heads.items()))  # the (yes) share head
-                classes, _ = part.targets(obs)[name]
                 if isinstance(part, VoteSharesPart):  # class 0 = no vote yet
+                    classes = part.yes_classes(obs)
                     coarse = np.where(
                         classes > 0, 1 + (classes - 1) * self.coarse_bins // (size - 1), 0
                     )
                     columns.append((coarse, self.coarse_bins + 1))
                 else:
+                    classes, _ = part.targets(obs)[name]
                     columns.append((classes * self.coarse_bins // size, self.coarse_bins))
         return columns
 
@@ -174,6 +176,7 @@ class EmpiricalModel(HeadModel):
                 np.where(valid, classes, 0), size, s, np.full(size, 1 / size),
                 group_weight if shared else None,
             )  # fmt: skip
+        self.__dict__.pop("_lookup", None)
         self._tables = [
             {"codes": table["codes"], **{name: heads[name][k] for name in heads},
              "mean": table["mean"], "std": table["std"]}
@@ -182,32 +185,47 @@ class EmpiricalModel(HeadModel):
 
     # ------------------------------------------------------------------ prediction
 
+    @property
+    def n_members(self) -> int:
+        """One table."""
+        return 1
+
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
         columns = self._context(obs, action)
         n = len(obs)
         level = np.zeros(n, dtype=np.int64)
         index = np.zeros(n, dtype=np.int64)
-        for k, codes in enumerate(self._level_codes(columns, n)):
-            known = self._tables[k]["codes"]
+        levels = list(self._level_codes(columns, n))
+        todo = np.arange(n)  # rows whose finest seen level is not found yet
+        for k in range(len(levels) - 1, -1, -1):  # finest first; level 0 knows every row
+            known, codes = self._tables[k]["codes"], levels[k][todo]
             position = np.minimum(np.searchsorted(known, codes), len(known) - 1)
             found = known[position] == codes
-            level[found], index[found] = k, position[found]
+            level[todo[found]], index[todo[found]] = k, position[found]
+            todo = todo[~found]
+            if not todo.size:
+                break
 
-        def gather(key: str) -> np.ndarray:
-            if n == 1:  # a single env step: one table row, no masks (the simulator's hot path)
-                return self._tables[level[0]][key][index][None].astype(np.float64, copy=False)
-            first = self._tables[0][key]
-            out = np.empty((n, *first.shape[1:]), dtype=np.float64)
-            for k in np.unique(level):  # only the levels in use: one for a single step
-                rows = level == k
-                out[rows] = self._tables[k][key][index[rows]]
-            return out[None]
-
+        flat, offsets = self._lookup
+        rows = offsets[level] + index  # one gather per table from the levels stacked
         return HeadOutputs(
-            probs={name: gather(name) for name in self._fitted_schema().heads},
-            mean=gather("mean"),
-            std=gather("std"),
+            probs={name: flat[name][rows][None] for name in self._fitted_schema().heads},
+            mean=flat["mean"][rows][None],
+            std=flat["std"][rows][None],
         )
+
+    @functools.cached_property
+    def _lookup(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Every level's rows stacked per table, float64, and each level's first row.
+
+        Built once after :meth:`fit` or :meth:`load`: a prediction is then one gather per
+        table whatever the levels its rows fell back to.
+        """
+        keys = self._tables[0].keys() - {"codes"}
+        flat = {key: np.concatenate([t[key] for t in self._tables]).astype(np.float64)
+                for key in keys}  # fmt: skip
+        offsets = np.cumsum([0] + [len(t["codes"]) for t in self._tables[:-1]])
+        return flat, offsets.astype(np.int64)
 
     # ------------------------------------------------------------------ persistence
 
@@ -231,6 +249,7 @@ class EmpiricalModel(HeadModel):
         arrays = arrays_from_bytes(files[_TABLES], source / _TABLES)
         n_levels = len(self._level_ends())
         keys = ("codes", "mean", "std", *self._fitted_schema().heads)
+        self.__dict__.pop("_lookup", None)
         try:
             self._tables = [{key: arrays[f"{k}/{key}"] for key in keys} for k in range(n_levels)]
         except KeyError as error:

@@ -102,6 +102,22 @@ class HeadModel(abc.ABC):
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
         """Member predictions for validated obs (N, d) float32 and actions (N,) int64."""
 
+    @property
+    @abc.abstractmethod
+    def n_members(self) -> int:
+        """Number of members M (1 for a single model)."""
+
+    def _member_outputs(
+        self, obs: np.ndarray, action: np.ndarray, member: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        """One member's predictions per row (``member``: (N,)): probs (N, K), mean, std (N, c).
+
+        A model may work out only the chosen members' heads (the sampler's hot path).
+        """
+        out, rows = self._outputs(obs, action), np.arange(len(obs))
+        probs = {name: p[member, rows] for name, p in out.probs.items()}
+        return probs, out.mean[member, rows], out.std[member, rows]
+
     @abc.abstractmethod
     def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
         """(JSON config, parameter files) that :meth:`_restore` rebuilds the model from."""
@@ -175,12 +191,9 @@ class HeadModel(abc.ABC):
     def sample(self, obs: np.ndarray, action: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One s' per row from a member drawn per row (the ensemble mixture), (N, d) float32."""
         obs, action = self._check(obs, action)
-        out = self._outputs(obs, action)
-        rows = np.arange(len(obs))
-        member = rng.integers(out.n_members, size=len(obs))
-        probs = {name: p[member, rows] for name, p in out.probs.items()}
-        schema = self._fitted_schema()
-        return schema.sample(obs, probs, out.mean[member, rows], out.std[member, rows], rng)
+        member = rng.integers(self.n_members, size=len(obs))
+        probs, mean, std = self._member_outputs(obs, action, member)
+        return self._fitted_schema().sample(obs, probs, mean, std, rng)
 
     def log_prob(self, obs: np.ndarray, action: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
         """Log p(s' | s, a) of the members' mixture in nats, shape (N,).

@@ -33,6 +33,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
+from assembly_gym.core.device import resolve_device
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.tensorboard import summary_writer
 from assembly_gym.world_models.base import Transitions, register_world_model
@@ -68,8 +69,8 @@ class _EnsembleNet(nn.Module):
             x = torch.baddbmm(bias, x, weight)
             if i < last:
                 x = F.silu(x)
-                if dropout > 0:  # dropout drawn from our generator, not the global one
-                    keep = torch.rand(x.shape, generator=generator) >= dropout
+                if dropout > 0:  # drawn from our CPU generator (any device: the same masks)
+                    keep = (torch.rand(x.shape, generator=generator) >= dropout).to(x.device)
                     x = x * keep / (1.0 - dropout)
         return x
 
@@ -96,6 +97,11 @@ class MLPEnsemble(HeadModel):
         threads: torch intra-op threads while this model fits and predicts (restored
             afterwards; not saved); None leaves torch's setting. One thread is often faster
             on a busy machine: small batched products gain little from a second thread.
+        device: where it trains and predicts (``"auto"``: the GPU when there is one, see
+            :func:`~assembly_gym.core.device.resolve_device`; not saved: a loaded model is
+            on ``"auto"``, move it with :meth:`to`). The data go to the device once per fit,
+            the inputs once per prediction; the random numbers (initialisation, data order,
+            dropout) are drawn on the CPU, so every device trains on the same draws.
 
     Example:
         >>> from assembly_gym.world_models.transitions import deliberation_transitions
@@ -125,6 +131,7 @@ class MLPEnsemble(HeadModel):
         n_bins: int = 20,
         seed: int = 0,
         threads: int | None = None,
+        device: str | torch.device = "auto",
     ) -> None:
         super().__init__(n_bins=n_bins, seed=seed)
         if min(members, batch_size, epoch_rows, max_epochs, patience) < 1:
@@ -141,11 +148,20 @@ class MLPEnsemble(HeadModel):
         self.max_epochs = max_epochs
         self.patience = patience
         self.threads = threads
+        self.device = resolve_device(device)
         self.history: list[dict[str, float]] = []
         self._net: _EnsembleNet | None = None
         self._obs_mean = np.zeros(0, dtype=np.float32)
         self._obs_scale = np.ones(0, dtype=np.float32)
         self._temperatures = torch.ones(0)
+
+    def to(self, device: str | torch.device) -> MLPEnsemble:
+        """Move the model to ``device`` (see :func:`~assembly_gym.core.device.resolve_device`)."""
+        self.device = resolve_device(device)
+        if self._net is not None:
+            self._net.to(self.device)
+        self._temperatures = self._temperatures.to(self.device)
+        return self
 
     # ------------------------------------------------------------------ network layout
 
@@ -157,7 +173,8 @@ class MLPEnsemble(HeadModel):
     def _inputs(self, obs: np.ndarray, action: np.ndarray) -> torch.Tensor:
         scaled = (obs - self._obs_mean) / self._obs_scale
         one_hot = np.eye(self.n_actions, dtype=np.float32)[action]
-        return torch.from_numpy(np.concatenate([scaled, one_hot], axis=1).astype(np.float32))
+        x = np.concatenate([scaled, one_hot], axis=1).astype(np.float32)
+        return torch.from_numpy(x).to(self.device)
 
     def _split(
         self, out: torch.Tensor
@@ -187,7 +204,7 @@ class MLPEnsemble(HeadModel):
             z: normalised Gaussian targets, shape (M, B, n_continuous).
         """
         logits, mean, log_std = self._split(out)
-        total = torch.zeros(out.shape[:2])
+        total = torch.zeros(out.shape[:2], device=out.device)
         for h, head in enumerate(logits.values()):
             picked = F.log_softmax(head, dim=-1).gather(-1, classes[..., h : h + 1]).squeeze(-1)
             total = total - picked * valid[..., h]
@@ -204,8 +221,9 @@ class MLPEnsemble(HeadModel):
         valid = np.stack([targets[name][1] for name in schema.heads], axis=1)
         z = schema.gaussian.normalise(data.next_obs).astype(np.float32)
         return (self._inputs(data.obs, np.asarray(data.acts, dtype=np.int64)),
-                torch.from_numpy(classes), torch.from_numpy(valid.astype(np.float32)),
-                torch.from_numpy(z))  # fmt: skip
+                torch.from_numpy(classes).to(self.device),
+                torch.from_numpy(valid.astype(np.float32)).to(self.device),
+                torch.from_numpy(z).to(self.device))  # fmt: skip
 
     def _fit(
         self,
@@ -238,22 +256,22 @@ class MLPEnsemble(HeadModel):
             train, validation = train.split_by_episode((0.8, 0.2), np.random.default_rng(self.seed))
         if len(train) == 0 or len(validation) == 0:
             raise ValueError("training and validation need at least one transition each")
-        self._temperatures = torch.ones(len(self._fitted_schema().heads))
+        self._temperatures = torch.ones(len(self._fitted_schema().heads), device=self.device)
         self._obs_mean = train.obs.mean(axis=0).astype(np.float32)
         self._obs_scale = np.where(train.obs.std(axis=0) > 1e-6, train.obs.std(axis=0), 1.0)
         self._obs_scale = self._obs_scale.astype(np.float32)
         generator = torch.Generator().manual_seed(self.seed)
-        net = _EnsembleNet(self.members, self._sizes(), generator)
+        net = _EnsembleNet(self.members, self._sizes(), generator).to(self.device)
         optimiser = torch.optim.AdamW(net.parameters(), lr=self.learning_rate,
                                       weight_decay=self.weight_decay)  # fmt: skip
         x, classes, valid, z = self._targets(train)
         val = self._targets(validation)
         if len(val[0]) > self.epoch_rows:
             keep = torch.randperm(len(val[0]), generator=generator)[: self.epoch_rows]
-            val = tuple(t[keep] for t in val)
+            val = tuple(t[keep.to(self.device)] for t in val)
         per_epoch = min(len(x), self.epoch_rows)
         writer = summary_writer(log_dir)
-        best = torch.full((self.members,), math.inf)
+        best = torch.full((self.members,), math.inf, device=self.device)
         best_state = [p.detach().clone() for p in net.parameters()]
         self.history, stale = [], 0
         epochs = tqdm(
@@ -262,8 +280,8 @@ class MLPEnsemble(HeadModel):
         for epoch in epochs:
             net.train()
             order = torch.stack([torch.randperm(len(x), generator=generator)[:per_epoch]
-                                 for _ in range(self.members)])  # fmt: skip
-            running, batches = 0.0, 0
+                                 for _ in range(self.members)]).to(self.device)  # fmt: skip
+            running, batches = torch.zeros((), dtype=torch.float64, device=self.device), 0
             for start in range(0, per_epoch, self.batch_size):
                 rows = order[:, start : start + self.batch_size]
                 out = net(x[rows], self.dropout, generator)
@@ -271,7 +289,7 @@ class MLPEnsemble(HeadModel):
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
-                running, batches = running + loss.item() / self.members, batches + 1
+                running, batches = running + loss.detach().double() / self.members, batches + 1
             val_loss = self._validation_loss(net, *val)
             improved = val_loss < best - 1e-4
             best = torch.where(improved, val_loss, best)
@@ -279,7 +297,7 @@ class MLPEnsemble(HeadModel):
                 for saved, parameter in zip(best_state, net.parameters(), strict=True):
                     saved[improved] = parameter[improved]
             stale = 0 if improved.any() else stale + 1
-            record = {"epoch": epoch + 1, "train": running / batches,
+            record = {"epoch": epoch + 1, "train": running.item() / batches,
                       "validation": float(val_loss.mean())}  # fmt: skip
             self.history.append(record)
             epochs.set_postfix(train=f"{record['train']:.3f}", val=f"{record['validation']:.3f}")
@@ -313,12 +331,12 @@ class MLPEnsemble(HeadModel):
                 for name, head in self._split(out)[0].items():
                     parts[name].append(head)
         logits = {name: torch.cat(chunks, dim=1) for name, chunks in parts.items()}
-        log_t = torch.zeros(len(heads), requires_grad=True)
+        log_t = torch.zeros(len(heads), device=self.device, requires_grad=True)
         optimiser = torch.optim.LBFGS([log_t], lr=0.5, max_iter=50)
 
         def closure() -> torch.Tensor:
             optimiser.zero_grad()
-            loss = torch.zeros(())
+            loss = torch.zeros((), device=self.device)
             for h, name in enumerate(heads):
                 mixture = torch.softmax(logits[name] / log_t[h].exp(), dim=-1).mean(dim=0)
                 picked = mixture.gather(1, classes[:, h : h + 1]).squeeze(1).clamp_min(1e-12)
@@ -334,7 +352,7 @@ class MLPEnsemble(HeadModel):
     ) -> torch.Tensor:
         """Mean loss of every member on the validation transitions, shape (M,)."""
         net.eval()
-        total = torch.zeros(self.members)
+        total = torch.zeros(self.members, device=self.device)
         with torch.no_grad():
             for start in range(0, len(x), _CHUNK):
                 rows = slice(start, start + _CHUNK)
@@ -345,25 +363,54 @@ class MLPEnsemble(HeadModel):
 
     # ------------------------------------------------------------------ prediction
 
+    @property
+    def n_members(self) -> int:
+        """Ensemble size M."""
+        return self.members
+
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
+        probs, mean, std = self._heads(obs, action, None, axis=1)
+        return HeadOutputs(probs=probs, mean=mean, std=std)
+
+    def _member_outputs(
+        self, obs: np.ndarray, action: np.ndarray, member: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        """Every member's forward pass, then the heads of the chosen one per row only."""
+        return self._heads(obs, action, member, axis=0)
+
+    def _heads(
+        self, obs: np.ndarray, action: np.ndarray, member: np.ndarray | None, axis: int
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        """Probabilities, means and stds (raw units) from one forward pass per chunk of rows.
+
+        Of every member, (M, N, …), when ``member`` is None; else of member ``member[i]`` for
+        row i, (N, …). The inputs cross to the device once, the results back once per head.
+        """
         net = self._fitted_net()
         x = self._inputs(obs, action)
+        chosen = None if member is None else torch.from_numpy(member).to(self.device)
         schema = self._fitted_schema()
         probs: dict[str, list[np.ndarray]] = {name: [] for name in schema.heads}
         means, stds = [], []
         gaussian = schema.gaussian
-        with torch.no_grad(), _torch_threads(self.threads):
+        with torch.inference_mode(), _torch_threads(self.threads):
             for start in range(0, len(x), _CHUNK):
                 out = net(x[start : start + _CHUNK].expand(self.members, -1, -1))
                 logits, mean, log_std = self._split(out)
-                for name, head in logits.items():
-                    probs[name].append(torch.softmax(head.double(), dim=-1).numpy())
-                means.append(mean.double().numpy() * gaussian.scale + gaussian.mean)
-                stds.append(log_std.double().exp().numpy() * gaussian.scale)
-        return HeadOutputs(
-            probs={name: np.concatenate(parts, axis=1) for name, parts in probs.items()},
-            mean=np.concatenate(means, axis=1),
-            std=np.concatenate(stds, axis=1),
+                std = log_std.double().exp()
+                if chosen is not None:  # (M, n, …) → the chosen member's row, (n, …)
+                    rows = torch.arange(out.shape[1], device=self.device)
+                    pick = (chosen[start : start + _CHUNK], rows)
+                    logits = {name: head[pick] for name, head in logits.items()}
+                    mean, std = mean[pick], std[pick]
+                for name, head in logits.items():  # softmax, the costly part: chosen rows only
+                    probs[name].append(torch.softmax(head.double(), dim=-1).cpu().numpy())
+                means.append(mean.double().cpu().numpy() * gaussian.scale + gaussian.mean)
+                stds.append(std.cpu().numpy() * gaussian.scale)
+        return (
+            {name: np.concatenate(parts, axis=axis) for name, parts in probs.items()},
+            np.concatenate(means, axis=axis),
+            np.concatenate(stds, axis=axis),
         )
 
     # ------------------------------------------------------------------ persistence
@@ -381,11 +428,12 @@ class MLPEnsemble(HeadModel):
             "max_epochs": self.max_epochs,
             "patience": self.patience, "n_bins": self.n_bins, "seed": self.seed,
             "obs_mean": self._obs_mean.tolist(), "obs_scale": self._obs_scale.tolist(),
-            "temperatures": self._temperatures.tolist(),
+            "temperatures": self._temperatures.cpu().tolist(),
             "history": self.history,
         }  # fmt: skip
         buffer = io.BytesIO()
-        torch.save(self._fitted_net().state_dict(), buffer)
+        state = {name: tensor.cpu() for name, tensor in self._fitted_net().state_dict().items()}
+        torch.save(state, buffer)  # CPU tensors: a checkpoint loads on any device
         return config, {_WEIGHTS: buffer.getvalue()}
 
     def _fitted_net(self) -> _EnsembleNet:
@@ -407,9 +455,10 @@ class MLPEnsemble(HeadModel):
             net = _EnsembleNet(self.members, self._sizes(), torch.Generator().manual_seed(0))
         except (KeyError, TypeError, ValueError, RuntimeError) as error:
             raise CheckpointError(f"{source}: cannot restore the ensemble ({error})") from error
-        load_torch_weights(net, files[_WEIGHTS], source / _WEIGHTS)
+        load_torch_weights(net, files[_WEIGHTS], source / _WEIGHTS)  # onto the CPU
         net.eval()
         self._net = net
+        self.to(self.device)
 
 
 @contextlib.contextmanager

@@ -60,6 +60,7 @@ STAGE = "stage"
 
 _EMPTY = 1e-6  # a vote whose shares sum below this has not happened (all zero)
 _CANDIDATES = 8  # tallies drawn per sample to agree with the sampled outcome
+_BY_COLUMN = 64  # rows from which a draw runs column by column
 
 
 def _log(p: np.ndarray) -> np.ndarray:
@@ -68,9 +69,21 @@ def _log(p: np.ndarray) -> np.ndarray:
 
 def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One class per row of (N, K) probabilities, by the inverse CDF; shape (N,)."""
-    cdf = np.cumsum(probs, axis=1)
-    u = rng.random(len(probs))[:, None] * cdf[:, -1:]
-    return np.minimum((u >= cdf).sum(axis=1), probs.shape[1] - 1)
+    n, k = len(probs), probs.shape[1]
+    if n < _BY_COLUMN:
+        cdf = np.cumsum(probs, axis=1)
+        u = rng.random(n)[:, None] * cdf[:, -1:]
+        return np.minimum((u >= cdf).sum(axis=1), k - 1)
+    # A batch: column by column, the same sums in the same order (so the same classes),
+    # several times faster than cumsum along short rows.
+    cdf = np.array(probs, order="F")
+    for j in range(1, k):
+        np.add(cdf[:, j - 1], cdf[:, j], out=cdf[:, j])
+    u = rng.random(n) * cdf[:, -1]
+    classes = np.zeros(n, dtype=np.int64)
+    for j in range(k - 1):  # the last column counts only where the minimum below clips it
+        classes += u >= cdf[:, j]
+    return classes
 
 
 @dataclass(frozen=True)
@@ -125,9 +138,8 @@ class BinCodec:
         position = rng.random(len(bins)) * (n_levels - 1)
         low = np.minimum(position.astype(np.int64), n_levels - 2)
         fraction = position - low
-        table = self.quantiles[bins]
-        rows = np.arange(len(bins))
-        return table[rows, low] + fraction * (table[rows, low + 1] - table[rows, low])
+        below, above = self.quantiles[bins, low], self.quantiles[bins, low + 1]
+        return below + fraction * (above - below)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -259,13 +271,17 @@ class VoteSharesPart:
         rest = np.where(voted & (other > _EMPTY), block[:, 1] / np.maximum(other, _EMPTY), np.nan)
         return voted, block[:, 0], rest
 
+    def yes_classes(self, values: np.ndarray) -> np.ndarray:
+        """Class of the yes head of each row of (N, d) observations (0: no vote yet), (N,)."""
+        block = values[:, list(self.dims)]
+        return np.where(block.sum(axis=1) > _EMPTY, 1 + self.yes.encode(block[:, 0]), 0)
+
     def targets(self, values: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Classes of both heads and where they are defined."""
-        voted, yes, rest = self.split(values[:, list(self.dims)])
+        _, yes, rest = self.split(values[:, list(self.dims)])
         has_rest = ~np.isnan(rest)
         return {
-            f"{self.prefix}_yes_bin": (np.where(voted, 1 + self.yes.encode(yes), 0),
-                                       np.ones(len(yes), dtype=bool)),
+            f"{self.prefix}_yes_bin": (self.yes_classes(values), np.ones(len(yes), dtype=bool)),
             f"{self.prefix}_no_rest_bin": (self.rest.encode(np.nan_to_num(rest)), has_rest),
         }  # fmt: skip
 

@@ -38,7 +38,8 @@ def add_dataclass_flags(parser: argparse.ArgumentParser, settings: type) -> None
     with the field's default and the metadata's ``help`` (and ``metavar``). A ``bool`` is a
     switch; ``X | None`` takes an X; ``tuple[X, ...]`` takes one or more. An ``int`` or
     ``float`` takes a finite number within metadata ``minimum`` and ``maximum`` (when given),
-    checked as the flags are parsed (:class:`~.arguments.Number`).
+    checked as the flags are parsed (:class:`~.arguments.Number`). Metadata ``type`` replaces
+    the field's type as the parser of its text (e.g. :func:`~.arguments.device`).
 
     Args:
         parser: the command's parser.
@@ -57,6 +58,7 @@ def add_dataclass_flags(parser: argparse.ArgumentParser, settings: type) -> None
             kind, nargs = typing.get_args(kind)[0], "+"
         if kind in (int, float):
             kind = Number(kind, low=item.metadata.get("minimum"), high=item.metadata.get("maximum"))
+        kind = item.metadata.get("type", kind)
         parser.add_argument(
             flag,
             dest=item.name,

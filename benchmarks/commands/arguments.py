@@ -49,6 +49,7 @@ __all__ = [
     "add_config_flag",
     "check_logs_outside",
     "config_defaults",
+    "device",
     "flags_document",
     "output_file",
     "output_folder",
@@ -210,6 +211,22 @@ def flags_document(command: str, flags: Mapping[str, Any], **info: Any) -> dict[
     """
     return {"kind": FLAGS_KIND, "format_version": FLAGS_VERSION, "command": command,
             "flags": dict(flags), **info}  # fmt: skip
+
+
+def device(text: str) -> str:
+    """The type of every ``--device`` flag: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
+
+    ``auto`` is the GPU when there is one, else the CPU.
+    Checked where the flag is parsed: a GPU asked for where CUDA is not available is a usage
+    error, before any work.
+    """
+    from assembly_gym.core.device import resolve_device
+
+    try:
+        resolve_device(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def add_config_flag(parser: argparse.ArgumentParser, command: str) -> None:

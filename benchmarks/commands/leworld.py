@@ -4,6 +4,7 @@ Example:
     $ assembly-gym leworld train --difficulty medium --out runs/leworld
     $ assembly-gym leworld train --phases 1,2 --quick --out runs/leworld-quick
     $ assembly-gym leworld eval runs/leworld
+    $ assembly-gym leworld train --device cuda --out runs/leworld-gpu
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from assembly_gym.benchmarks.commands.arguments import (
     THREADS,
     ArtifactFolder,
     check_logs_outside,
+    device,
     output_folder,
 )
 from assembly_gym.envs.memory import DIFFICULTIES, POPULATIONS, MemoryWorld, MemoryWorldConfig
@@ -122,6 +124,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="torch threads (default 1: the small matrices run fastest on one)",
     )
+    parser.add_argument(
+        "--device",
+        type=device,
+        default="auto",
+        help="where torch runs: auto (the GPU when there is one, else the CPU; default), "
+        "cpu, cuda or cuda:N",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -184,8 +193,10 @@ def run_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.quiet,
         log_dir=args.tensorboard,
+        device=args.device,
     )
     wall = time.perf_counter() - started
+    ran_on = str(system.device)
     timings = ", ".join(
         f"phase {p.phase} {p.seconds / 60:.1f} min ({p.epochs} epochs, "
         f"{p.steps} steps, "
@@ -200,7 +211,7 @@ def run_train(args: argparse.Namespace) -> int:
         + (" (fresh each epoch)" if config.resample_train else "")
         + f", {config.num_test_sequences} held-out sequences"
         + (" [--quick]" if args.quick else ""),
-        f"wall time {wall / 60:.1f} min on {args.threads} thread(s): {timings}",
+        f"wall time {wall / 60:.1f} min on {ran_on} ({args.threads} CPU thread(s)): {timings}",
         "",
         metrics_table(report.metrics),
     ]
@@ -210,6 +221,7 @@ def run_train(args: argparse.Namespace) -> int:
         "report": report.to_dict(),
         "data_seed": args.seed,
         "wall_seconds": wall,
+        "device": ran_on,
         "quick": args.quick,
         "experience_data": args.data,
     }
@@ -221,7 +233,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate a saved system on the held-out sequences it was judged on after training."""
     torch.set_num_threads(args.threads)
-    model = LeWorldModel.load(args.folder)
+    model = LeWorldModel.load(args.folder, device=args.device)
     system = model.system
     seed = int(model.extra.get("data_seed", 0))
     test = held_out_episodes(model.world, system.config, seed)
@@ -236,8 +248,13 @@ def run_eval(args: argparse.Namespace) -> int:
     print(
         f"LeWorld from {args.folder}: {cfg.difficulty}, {cfg.population} memory, "
         f"{len(test)} held-out sequences (seed {seed}); "
-        f"noise floor {rows['loaded'].noise_floor:.4f}"
+        f"noise floor {rows['loaded'].noise_floor:.4f}; on {system.device}"
     )
     print(metrics_table(rows))
-    print(json.dumps({"mse": rows["loaded"].mse, "noise_floor": rows["loaded"].noise_floor}))
+    loaded = rows["loaded"]
+    print(
+        json.dumps(
+            {"mse": loaded.mse, "noise_floor": loaded.noise_floor, "device": str(system.device)}
+        )
+    )
     return 0

@@ -23,6 +23,7 @@ from assembly_gym.benchmarks.commands.arguments import (
     THREADS,
     ArtifactFolder,
     check_logs_outside,
+    device,
     output_folder,
 )
 from assembly_gym.core.errors import CheckpointError
@@ -89,6 +90,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="torch threads while training (mlp; default: torch's)",
     )
     train.add_argument(
+        "--device",
+        type=device,
+        default="auto",
+        help="where the MLP ensemble trains: auto (a GPU when there is one), cpu, cuda, cuda:N",
+    )
+    train.add_argument(
         "--tensorboard",
         type=output_folder,
         default=None,
@@ -110,6 +117,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="data to evaluate on (default: the data the model was trained on)",
     )
     evaluate.add_argument("--seed", type=SEED, default=0, help="seed of the rollouts")
+    evaluate.add_argument(
+        "--device",
+        type=device,
+        default="auto",
+        help="where a torch model predicts: auto (a GPU when there is one), cpu, cuda, cuda:N",
+    )
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
     evaluate.set_defaults(run=run_eval)
 
@@ -133,7 +146,11 @@ def run_train(args: argparse.Namespace) -> int:
     model: HeadModel
     if args.model == "mlp":
         model = MLPEnsemble(
-            members=args.members, max_epochs=args.max_epochs, seed=args.seed, threads=args.threads
+            members=args.members,
+            max_epochs=args.max_epochs,
+            seed=args.seed,
+            threads=args.threads,
+            device=args.device,
         )
     else:
         model = EmpiricalModel(seed=args.seed)
@@ -174,6 +191,9 @@ def run_eval(args: argparse.Namespace) -> int:
     data = args.data or metadata.get("data", _SYNTHETIC)
     transitions = env_transitions(metadata["env"], _data_spec(data), progress=not args.quiet)
     model = load_world_model(args.model_dir, layout=transitions.obs_names)
+    move = getattr(model, "to", None)
+    if callable(move):  # a torch model: predict on the device
+        move(args.device)
     split = metadata["split"]
     _, _, test = split_transitions(
         transitions, last_train_session=split["last_train_session"], seed=split["seed"]

@@ -1,18 +1,23 @@
 """Env steps per second of every ``assembly/`` env, single and vectorised, beside CartPole-v1.
 
-Single envs are made with ``gym.make``. Each env with a native batched version is also run
-vectorised, at each ``--num-envs`` size, two ways under the statistics wrapper
-(``RecordEpisodeStatistics``, as in training) and the same-step autoreset rule (the one both
-Gymnasiums have): the native version (:func:`assembly_gym.envs.registration.make_native_vec`)
-and Gymnasium's ``SyncVectorEnv`` of the single env; the ratio of the two is printed. All in
-the same run. Each env is stepped with a fixed action that is valid in every state, so the
-loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps. Ratios
-are to CartPole-v1. A Deliberation-v0 step also draws the response of every other country
-(about 190 on the real data, 40 on the synthetic default): its rate is also printed in
-country decisions per second. The multi-agent ``assembly_v0`` (every member state votes at
-each step) is measured in agent decisions per second (:func:`measure_agents`).
-Last, the cost of recording: milliseconds per "rgb_array" frame
-of each single env, one frame after every step, beside its milliseconds per step.
+Single envs are made with ``gym.make`` (default wrappers); ``Simulator-v0`` runs twice, with
+an empirical model and with a small MLP ensemble, each fitted once on the synthetic
+resolutions. Every env with a native batched version (each id of
+:data:`~assembly_gym.envs.registration.VECTOR_ENTRY_POINTS`, so new ones appear by
+themselves) is also run vectorised, at each ``--num-envs`` size, two ways under the
+statistics wrapper (``RecordEpisodeStatistics``, as in training) and the same-step autoreset
+rule (the one both Gymnasiums have): the native version
+(:func:`~assembly_gym.envs.registration.make_native_vec`) and Gymnasium's ``SyncVectorEnv``
+of the single env. Each env is stepped with a fixed action that is valid in every state, so
+the loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps.
+The multi-agent ``assembly_v0`` (every member state votes at each step) is measured in agent
+decisions per second (:func:`measure_agents`). All in the same run, and every rate is printed
+as a ratio to CartPole-v1's single-env rate, beside the goal of issue 16 where it sets one.
+
+A Deliberation-v0 step also draws the response of every other country (40 on the synthetic
+default): its rate is also printed in country decisions per second. Last, the cost of
+recording: milliseconds per "rgb_array" frame of each single env, one frame after every step,
+beside its milliseconds per step.
 
 Run: ``assembly-gym experiment throughput [--seconds 3] [--num-envs 64 1024]``
 """
@@ -21,7 +26,10 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -32,10 +40,23 @@ from assembly_gym.benchmarks.commands.arguments import POSITIVE, POSITIVE_INT
 from assembly_gym.envs import assembly_v0
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
 from assembly_gym.envs.legislative.sources import DataSpec
-from assembly_gym.envs.registration import make_native_vec
+from assembly_gym.envs.registration import VECTOR_ENTRY_POINTS, make_native_vec
 from assembly_gym.envs.vector_api import SAME_STEP, VectorEpisodeStatistics, sync_vector_env
 
-__all__ = ["add_arguments", "measure", "measure_agents", "measure_frames", "measure_vector", "run"]
+__all__ = [
+    "ENVS",
+    "MODELS",
+    "Row",
+    "add_arguments",
+    "cases",
+    "env_kwargs",
+    "measure",
+    "measure_agents",
+    "measure_frames",
+    "measure_vector",
+    "run",
+    "vector_ids",
+]
 
 ENVS: dict[str, Any] = {  # env id → an action valid in every state
     "CartPole-v1": 0,
@@ -44,21 +65,64 @@ ENVS: dict[str, Any] = {  # env id → an action valid in every state
     "assembly/Simulator-v0": 4,  # NO_ACTION, in a simulator of Deliberation-v0
     "assembly/MemoryDynamics-v0": np.array([0, 0, 15]),  # read words 0–15
 }
-VECTOR_ENVS = ("assembly/RollCall-v0", "assembly/Deliberation-v0")
+SIMULATOR = "assembly/Simulator-v0"
+MODELS = ("empirical", "MLP ensemble")
+"""The world models ``Simulator-v0`` runs: each id with a model is measured once per model."""
+
+SINGLE_GOALS = {  # issue 16's goals, × CartPole-v1's single-env rate
+    "assembly/RollCall-v0": 1.5,
+    "assembly/Deliberation-v0": 0.5,
+    "assembly/MemoryDynamics-v0": 0.5,
+    f"{SIMULATOR} (empirical)": 0.2,
+    f"{SIMULATOR} (MLP ensemble)": 0.05,
+}
+VECTOR_GOAL = (1024, 20.0)
+"""(sub-envs, × CartPole-v1): every native vector env at 1,024 sub-envs."""
+AGENT_GOAL = 1_000_000
+"""Agent decisions per second of the multi-agent env."""
 
 
-def _env_kwargs(env_id: str) -> dict[str, Any]:
-    """Arguments of ``gym.make``: Simulator-v0 runs an EmpiricalModel of the synthetic data."""
-    if env_id != "assembly/Simulator-v0":
-        return {}
-    from assembly_gym.world_models import EmpiricalModel, deliberation_transitions
+@functools.lru_cache(maxsize=2)
+def _model(kind: str) -> Any:
+    """A world model of the synthetic resolutions, fitted once per process.
 
-    return {"model": EmpiricalModel().fit(deliberation_transitions())}
+    The MLP ensemble has the default architecture (5 members, 32 × 32) and trains one short
+    epoch on a tenth of the resolutions: its step costs what a fully trained one's costs.
+    """
+    from assembly_gym.world_models import EmpiricalModel, MLPEnsemble, deliberation_transitions
+
+    data = deliberation_transitions()
+    if kind == "empirical":
+        return EmpiricalModel().fit(data)
+    subset, _ = data.split_by_episode((0.1, 0.9), np.random.default_rng(0))
+    return MLPEnsemble(max_epochs=1, epoch_rows=8192, threads=1).fit(subset)
 
 
-def measure(env_id: str, action: Any, seconds: float = 3.0, seed: int = 0) -> float:
+def env_kwargs(env_id: str, model: str | None = None) -> dict[str, Any]:
+    """The env's arguments, single and vectorised alike: Simulator-v0 gets its world model."""
+    return {} if model is None else {"model": _model(model)}
+
+
+def _label(env_id: str, model: str | None) -> str:
+    return env_id if model is None else f"{env_id} ({model})"
+
+
+def cases(env_ids: Any = ENVS) -> Iterator[tuple[str, str | None]]:
+    """(env id, world model or None) of each env to measure: Simulator-v0 once per model."""
+    for env_id in env_ids:
+        yield from ((env_id, m) for m in MODELS) if env_id == SIMULATOR else [(env_id, None)]
+
+
+def vector_ids() -> list[str]:
+    """The ids with a native vector version that this experiment knows an action of."""
+    return [env_id for env_id in VECTOR_ENTRY_POINTS if env_id in ENVS]
+
+
+def measure(
+    env_id: str, action: Any, seconds: float = 3.0, seed: int = 0, model: str | None = None
+) -> float:
     """Steps per second of one env over ``seconds`` of wall time (after one warm-up episode)."""
-    env = gym.make(env_id, **_env_kwargs(env_id))
+    env = gym.make(env_id, **env_kwargs(env_id, model))
     env.reset(seed=seed)
     steps, start = 0, None
     while True:
@@ -73,13 +137,15 @@ def measure(env_id: str, action: Any, seconds: float = 3.0, seed: int = 0) -> fl
             return steps / (time.perf_counter() - start)
 
 
-def measure_frames(env_id: str, action: Any, seconds: float = 3.0, seed: int = 0) -> float:
+def measure_frames(
+    env_id: str, action: Any, seconds: float = 3.0, seed: int = 0, model: str | None = None
+) -> float:
     """Milliseconds per "rgb_array" frame of one env, rendered after every step, as recorded.
 
     Only the ``render()`` calls are timed, over ``seconds`` of wall time, after a first frame
     (which builds the env's cached background).
     """
-    env = gym.make(env_id, render_mode="rgb_array", **_env_kwargs(env_id))
+    env = gym.make(env_id, render_mode="rgb_array", **env_kwargs(env_id, model))
     env.reset(seed=seed)
     env.render()
     frames, spent, start = 0, 0.0, time.perf_counter()
@@ -95,8 +161,8 @@ def measure_frames(env_id: str, action: Any, seconds: float = 3.0, seed: int = 0
 
 
 def measure_vector(
-    env_id: str, action: int, num_envs: int, seconds: float = 3.0, seed: int = 0,
-    native: bool = True,
+    env_id: str, action: Any, num_envs: int, seconds: float = 3.0, seed: int = 0,
+    native: bool = True, model: str | None = None,
 ) -> float:  # fmt: skip
     """Sub-env steps per second of a vector env under ``RecordEpisodeStatistics``.
 
@@ -107,16 +173,22 @@ def measure_vector(
         seconds: wall time measured, after 10 warm-up steps.
         seed: reset seed.
         native: the native batched version, or Gymnasium's ``SyncVectorEnv`` of N single
-            envs (copies of one made env: making each takes about 0.1 s); both same-step.
+            envs (copies of one made env, sharing its world model: making each takes about
+            0.1 s); both same-step.
+        model: Simulator-v0's world model (see :data:`MODELS`).
     """
+    kwargs = env_kwargs(env_id, model)
     if native:
-        venv = make_native_vec(env_id, num_envs, autoreset_mode=SAME_STEP)
+        venv = make_native_vec(env_id, num_envs, autoreset_mode=SAME_STEP, **kwargs)
     else:
-        template = gym.make(env_id)
-        venv = sync_vector_env([lambda: copy.deepcopy(template)] * num_envs, SAME_STEP)
+        template = gym.make(env_id, **kwargs)
+        shared = {id(value): value for value in kwargs.values()}  # not copied per sub-env
+        venv = sync_vector_env(
+            [lambda: copy.deepcopy(template, dict(shared))] * num_envs, SAME_STEP
+        )
     venv = VectorEpisodeStatistics(venv)
     venv.reset(seed=seed)
-    actions = np.full(num_envs, action)
+    actions = np.stack([np.asarray(action)] * num_envs)
     for _ in range(10):
         venv.step(actions)
     steps, start = 0, time.perf_counter()
@@ -152,6 +224,37 @@ def measure_agents(
             return decisions / (time.perf_counter() - start), decisions / steps
 
 
+@dataclass(frozen=True)
+class Row:
+    """One line of the table.
+
+    Attributes:
+        env: the env (Simulator-v0 with its world model).
+        mode: ``single``, ``native vector ×N``, ``SyncVectorEnv ×N`` or ``parallel, …``.
+        rate: steps (agent decisions for the multi-agent env) per second.
+        goal: the goal, × CartPole-v1's single-env rate (None: no goal).
+        goal_rate: the goal in steps (or decisions) per second instead.
+    """
+
+    env: str
+    mode: str
+    rate: float
+    goal: float | None = None
+    goal_rate: float | None = None
+
+    def line(self, reference: float) -> str:
+        """The row printed, with its ratio to ``reference`` (CartPole-v1's rate)."""
+        ratio = self.rate / reference
+        goal, met = "", ""
+        if self.goal is not None:
+            goal, met = f"≥ {self.goal:g}×", "met" if ratio >= self.goal else "NOT met"
+        elif self.goal_rate is not None:
+            goal = f"≥ {self.goal_rate:,.0f}/s"
+            met = "met" if self.rate >= self.goal_rate else "NOT met"
+        return (f"{self.env:<42} {self.mode:<22} {self.rate:>13,.0f} {ratio:>10.3f}× "
+                f"{goal:>14} {met}")  # fmt: skip
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The wall time per env and the vector envs' size."""
     parser.add_argument("--seconds", type=POSITIVE, default=3.0, help="wall time per env")
@@ -165,36 +268,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Print steps per second and the ratio to CartPole-v1."""
-    rates = {
-        env_id: measure(env_id, action, args.seconds, args.seed) for env_id, action in ENVS.items()
-    }
-    speedups = {}
-    for env_id in VECTOR_ENVS:
+    """Print steps per second, the ratio to CartPole-v1 and the goal of every env."""
+    rows = [
+        Row(_label(env_id, model), "single",
+            measure(env_id, ENVS[env_id], args.seconds, args.seed, model),
+            SINGLE_GOALS.get(_label(env_id, model)))
+        for env_id, model in cases()
+    ]  # fmt: skip
+    speedups = []
+    for env_id, model in cases(vector_ids()):
         for n in args.num_envs:
-            for native, kind in ((True, "vector"), (False, "SyncVectorEnv")):
-                rates[f"{env_id} ×{n} ({kind})"] = measure_vector(
-                    env_id, ENVS[env_id], n, args.seconds, args.seed, native=native
-                )
-            speedups[f"{env_id} ×{n}"] = (
-                rates[f"{env_id} ×{n} (vector)"] / rates[f"{env_id} ×{n} (SyncVectorEnv)"]
+            native, sync = (
+                measure_vector(env_id, ENVS[env_id], n, args.seconds, args.seed, kind, model)
+                for kind in (True, False)
             )
-    reference = rates["CartPole-v1"]
-    print(f"Gymnasium {gym.__version__}; vector envs under RecordEpisodeStatistics, same-step")
-    print(f"{'env':<50} {'steps/s':>12} {'× CartPole-v1':>14}")
-    for env_id, rate in rates.items():
-        print(f"{env_id:<50} {rate:>12,.0f} {rate / reference:>14.2f}")
-    for label, speedup in speedups.items():
-        print(f"{label}: native vector env {speedup:,.1f}× SyncVectorEnv")
-    voters = DeliberationEnv().records.n_countries  # gym.make's default data
-    for env_id in [e for e in rates if e.startswith("assembly/Deliberation-v0")]:
-        print(f"{env_id}: {rates[env_id] * voters:,.0f} country decisions/s ({voters} countries)")
+            goal = VECTOR_GOAL[1] if n == VECTOR_GOAL[0] else None
+            rows += [Row(_label(env_id, model), f"native vector ×{n}", native, goal),
+                     Row(_label(env_id, model), f"SyncVectorEnv ×{n}", sync)]  # fmt: skip
+            speedups.append(f"{_label(env_id, model)} ×{n} (vector): {native / sync:,.1f}× "
+                            "its SyncVectorEnv")  # fmt: skip
     decisions, agents = measure_agents(args.seconds, args.seed)
-    print(f"assembly_v0 (parallel, {agents:.0f} agents a step): {decisions:,.0f} agent decisions/s")
-    print(f"{'env (rgb_array, a frame per step)':<50} {'ms/step':>10} {'ms/frame':>10}")
-    for env_id, action in ENVS.items():
+    rows.append(Row("assembly_v0", f"parallel, {agents:.0f} agents", decisions,
+                    goal_rate=AGENT_GOAL))  # fmt: skip
+    reference = rows[0].rate  # CartPole-v1, single
+    print(f"Gymnasium {gym.__version__}; vector envs under RecordEpisodeStatistics, same-step; "
+          "assembly_v0 in agent decisions/s\n")  # fmt: skip
+    print(f"{'env':<42} {'mode':<22} {'steps/s':>13} {'× CartPole':>11} {'goal':>14} met")
+    for row in rows:
+        print(row.line(reference))
+    print("\n".join(["", *speedups]))
+    voters = DeliberationEnv().records.n_countries  # gym.make's default data
+    for row in rows:
+        if row.env == "assembly/Deliberation-v0":
+            print(f"{row.env} {row.mode}: {row.rate * voters:,.0f} country decisions/s "
+                  f"({voters} countries)")  # fmt: skip
+    print(f"\n{'env (rgb_array, a frame per step)':<50} {'ms/step':>10} {'ms/frame':>10}")
+    singles = {row.env: row.rate for row in rows if row.mode == "single"}
+    for env_id, model in cases():
+        if model not in (None, MODELS[0]):
+            continue  # a frame draws the same picture whatever the model
         try:
-            frame = measure_frames(env_id, action, args.seconds, args.seed)
+            frame = measure_frames(env_id, ENVS[env_id], args.seconds, args.seed, model)
         except gym.error.DependencyNotInstalled:  # CartPole-v1 draws with pygame
             continue
-        print(f"{env_id:<50} {1e3 / rates[env_id]:>10.3f} {frame:>10.3f}")
+        label = _label(env_id, model)
+        print(f"{label:<50} {1e3 / singles[label]:>10.3f} {frame:>10.3f}")

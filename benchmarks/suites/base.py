@@ -32,6 +32,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from assembly_gym.agents.base import Agent, EpisodicAgent
+from assembly_gym.benchmarks.commands.arguments import device as device_flag
 from assembly_gym.benchmarks.executor import Executor, UnitFailure, run_units
 from assembly_gym.benchmarks.statistics import (
     bootstrap_intervals,
@@ -87,7 +88,8 @@ class Options:
     """Settings of one benchmark run: each field is a flag of ``assembly-gym bench``.
 
     A field's metadata documents it: ``help`` is the help text of its flag (``--field-name``,
-    or metadata ``flag``); ``minimum`` and ``maximum`` bound a number. The flags are made from
+    or metadata ``flag``); ``minimum`` and ``maximum`` bound a number; ``type`` parses and
+    checks a flag's text. The flags are made from
     the fields by :func:`~assembly_gym.benchmarks.commands.add_dataclass_flags`.
     """
 
@@ -120,6 +122,10 @@ class Options:
     neural_weight_decay: float = field(default=10.0, metadata={
         "help": "weight decay of the neural MaxEnt IRL reward, per demonstrated step",
         "minimum": 0,
+    })  # fmt: skip
+    device: str = field(default="auto", metadata={
+        "help": "where the neural MaxEnt IRL reward trains: auto (the GPU when there is one), "
+        "cpu, cuda or cuda:N", "type": device_flag,
     })  # fmt: skip
 
 
@@ -198,6 +204,8 @@ class AgentSpec:
         requires: the optional package it needs, which is also the name of the extra that
             installs it (e.g. ``"imitation"``); where that package is missing the agent is
             left out and the report says which ``pip install`` adds it.
+        budget: the compute budget it runs under, in words (e.g. ``"100 epochs"``), shown in
+            the table's ``budget`` column; None for a learner run to convergence.
     """
 
     name: str
@@ -206,6 +214,7 @@ class AgentSpec:
     max_countries: int | None = None
     chunk: int | None = 16
     requires: str | None = None
+    budget: str | None = None
 
     @property
     def missing(self) -> str | None:
@@ -485,6 +494,8 @@ def _score(
         point = {k: float(v[0]) for k, v in scores[name].metrics().items()}
         intervals = bootstrap_intervals(scores[name], options.n_bootstrap, rng)
         row: dict[str, Any] = {"agent": name}
+        if any(spec.budget for spec in specs.values()):
+            row["budget"] = specs[name].budget or ""
         for metric in suite.metrics:
             row[metric], row[f"{metric}_ci"] = point[metric], intervals[metric]
         if task.truth is not None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import gymnasium as gym
 import numpy as np
@@ -16,7 +17,12 @@ from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import RenderModes
 from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
-from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
+from assembly_gym.envs.legislative.dynamics import (
+    OUTCOMES,
+    EmpiricalDynamics,
+    issue_keys,
+    own_outcomes,
+)
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
 from assembly_gym.envs.legislative.render import (
     AssemblyView,
@@ -51,6 +57,7 @@ __all__ = [
     "resolution_records",
     "support_share",
     "tally_dict",
+    "write_stage_counts",
     "write_stage_outcomes",
 ]
 
@@ -98,6 +105,16 @@ _OWN_COLUMNS = {
 }
 for _mask in STAGE_MASKS.values():
     _mask.setflags(write=False)
+_SHARE_COLUMNS_OF = {stage: tuple(columns.tolist()) for stage, columns in _SHARE_COLUMNS.items()}
+_OWN_COLUMNS_OF = {stage: tuple(columns.tolist()) for stage, columns in _OWN_COLUMNS.items()}
+_STAGES = tuple(Stage)  # by value: cheaper than Stage(value) in a step
+_STAGE_NAMES = tuple(stage.name for stage in Stage)
+_ACTIONS = tuple(Action)
+_N_ACTIONS = len(_ACTIONS)
+_VALID = tuple(tuple(bool(valid) for valid in STAGE_MASKS[stage]) for stage in Stage)
+_INT_TYPES = (int, np.int64, np.int32)
+_OUTCOME_CODES = tuple(OUTCOMES.tolist())
+_OWN_OUTCOMES = tuple(own_outcomes(np.arange(len(Action))).tolist())  # by action
 
 
 def write_stage_outcomes(
@@ -116,20 +133,65 @@ def write_stage_outcomes(
         The tallies: sponsor counts, shape (N, 1), or yes/no/abstain counts, shape (N, 3).
     """
     episodes = np.arange(len(rows))
-    own = choices[episodes, rows]
     if stage == Stage.DRAFT:
         counts = (choices == 1).sum(axis=1, keepdims=True)
+    else:  # choices + 1: 0 absent, 1 yes, 2 no, 3 abstain
+        flat = (episodes[:, None] * 4 + (choices + 1)).ravel()
+        counts = np.bincount(flat, minlength=4 * len(rows)).reshape(-1, 4)[:, 1:]
+    write_stage_counts(states, stage, counts, choices[episodes, rows], choices.shape[1])
+    return counts
+
+
+def write_stage_counts(
+    states: np.ndarray, stage: Stage, counts: np.ndarray, own: np.ndarray, n_countries: int
+) -> None:
+    """:func:`write_stage_outcomes` from the stage's tallies and the observing countries' choices.
+
+    Args:
+        states: the :data:`STATE_NAMES` blocks, modified in place, shape (N, 19).
+        stage: the stage that was played.
+        counts: sponsor counts (N, 1) after DRAFT, yes/no/abstain counts (N, 3) after a vote.
+        own: what each observing country did, shape (N,) (as ``choices``).
+        n_countries: countries C (the sponsor share's denominator).
+    """
+    if stage == Stage.DRAFT:
         states[:, _STATE["own_cosponsor"]] = own == 1
-        states[:, _STATE["sponsor_share"]] = counts[:, 0] / choices.shape[1]
+        states[:, _STATE["sponsor_share"]] = counts[:, 0] / n_countries
     else:
-        counts = (choices[:, :, None] == _VOTE_CODES).sum(axis=1)
         states[:, _SHARE_COLUMNS[stage]] = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
         states[:, _OWN_COLUMNS[stage]] = own[:, None] == _VOTE_CODES
         if stage == Stage.PLENARY_VOTE:
             states[:, _STATE["adopted"]] = counts[:, Vote.YES] > counts[:, Vote.NO]
     states[:, _STATE["stage_draft"] + stage] = 0.0
     states[:, _STATE["stage_draft"] + stage + 1] = 1.0
-    return counts
+
+
+def _write_stage_count(
+    state: np.ndarray, stage: Stage, counts: list[int], own: int, n_countries: int
+) -> None:
+    """:func:`write_stage_counts` of one observation in Python scalars (a single env's step).
+
+    Args:
+        state: its :data:`STATE_NAMES` block, modified in place, shape (19,).
+        stage: the stage that was played.
+        counts: [sponsors] after DRAFT; [yes, no, abstain] after a vote.
+        own: what the observing country did (as ``choices``).
+        n_countries: countries C.
+    """
+    if stage == Stage.DRAFT:
+        state[_STATE["own_cosponsor"]] = own == 1
+        state[_STATE["sponsor_share"]] = counts[0] / n_countries
+    else:
+        total = max(sum(counts), 1)
+        for column, own_column, code, count in zip(
+            _SHARE_COLUMNS_OF[stage], _OWN_COLUMNS_OF[stage], range(3), counts, strict=True
+        ):
+            state[column] = count / total
+            state[own_column] = own == code
+        if stage == Stage.PLENARY_VOTE:
+            state[_STATE["adopted"]] = counts[0] > counts[1]
+    state[_STATE["stage_draft"] + stage] = 0.0
+    state[_STATE["stage_draft"] + stage + 1] = 1.0
 
 
 UNRECORDED_ACTION = -1
@@ -158,13 +220,15 @@ TALLY_KEYS = ("sponsors", "yes", "no", "abstain")
 """Keys of a stage's tally in the info, the same at every stage (Minari records one layout)."""
 
 
-def tally_dict(stage: Stage | None = None, counts: np.ndarray | None = None) -> dict[str, int]:
+def tally_dict(
+    stage: Stage | None = None, counts: np.ndarray | Sequence[int] | None = None
+) -> dict[str, int]:
     """One episode's tally of a stage, with every :data:`TALLY_KEYS` entry.
 
     Args:
         stage: the stage played (None: nothing played yet, every count 0).
-        counts: its counts, shape (1,) sponsors after DRAFT or (3,) yes/no/abstain after a
-            vote; the counts the stage does not have are 0.
+        counts: its counts (an array or a list), shape (1,) sponsors after DRAFT or (3,)
+            yes/no/abstain after a vote; the counts the stage does not have are 0.
     """
     tally = dict.fromkeys(TALLY_KEYS, 0)
     if stage is None:
@@ -174,7 +238,7 @@ def tally_dict(stage: Stage | None = None, counts: np.ndarray | None = None) -> 
     if stage == Stage.DRAFT:
         tally["sponsors"] = int(counts[0])
     else:
-        tally.update({vote.name.lower(): int(counts[vote]) for vote in Vote})
+        tally["yes"], tally["no"], tally["abstain"] = map(int, counts[:3])
     return tally
 
 
@@ -187,6 +251,17 @@ def support_share(stage: Stage, counts: np.ndarray, n_countries: int) -> np.ndar
     if stage == Stage.DRAFT:
         return counts[:, 0] / n_countries
     return counts[:, Vote.YES] / np.maximum(counts.sum(axis=1), 1)
+
+
+@overload
+def _index(uniforms: float, counts: int) -> int: ...
+@overload
+def _index(uniforms: np.ndarray, counts: Any) -> np.ndarray: ...
+def _index(uniforms: Any, counts: Any) -> Any:
+    """Which of ``counts`` equal shares of [0, 1) each uniform falls in (a float: an int)."""
+    if isinstance(uniforms, float):
+        return min(int(uniforms * counts), counts - 1)
+    return np.minimum((uniforms * counts).astype(np.int64), counts - 1)
 
 
 def resolution_records(data: Any = None) -> ResolutionRecords:
@@ -370,8 +445,10 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
                for key in ("symbol", "short", "descr")},
         }  # fmt: skip
         self._sessions = self.attributes["session"]
+        self._offset = len(self.features.names)  # where the STATE_NAMES start
         self._cache: dict[str, np.ndarray] = {}
         self._candidates: dict[tuple[int, int | None], np.ndarray] = {}
+        self._flat_candidates: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._episode: dict[str, Any] | None = None
         self._last: dict[str, Any] | None = None
 
@@ -391,18 +468,15 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         # Every draw of the episode up front, in one call: two pick the country and the
         # resolution, then one uniform per country and stage decides the others' choices.
         draws = self.np_random.random(self.draws_per_episode)
-        rows, columns = self.sample_starts(draws[None, :2], options)
-        row, column = int(rows[0]), int(columns[0])
+        row, column = self._sample_start(float(draws[0]), float(draws[1]), options)
         obs = np.zeros(len(self.layout), dtype=np.float32)
-        obs[: len(self.features.names)] = self.country_features(self.records.country_names[row])[
-            column
-        ]
-        obs[len(self.features.names) + _STATE["stage_draft"]] = 1.0
+        obs[: self._offset] = self.country_features(self.records.country_names[row])[column]
+        obs[self._offset + _STATE["stage_draft"]] = 1.0
         obs.setflags(write=False)  # reward_fn reads it; a step makes the next one
         self._episode = {
             "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs,
-            "issue": int(self.resolution_issues[column]), "sponsored": np.zeros((1, n), bool),
-            "support": np.zeros(1), "about": self._about(row, column),
+            "issue": int(self.resolution_issues[column]), "support": 0.0,
+            "about": self._about(row, column),
             "uniforms": draws[2:].reshape(len(Stage) - 1, n),
         }  # fmt: skip
         self._last = None
@@ -429,24 +503,34 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         country = options.get("country", self._country)
         n = len(uniforms)
         if country is None:
-            rows = np.minimum(
-                (uniforms[:, 0] * records.n_countries).astype(np.int64), records.n_countries - 1
-            )
+            rows = _index(uniforms[:, 0], records.n_countries)
         else:
             rows = np.full(n, records.country_index(country), dtype=np.int64)
         resolution = options.get("resolution", self._resolution)
         if resolution is not None:
             return rows, np.full(n, records.resolution_index(resolution), dtype=np.int64)
         session = options.get("session", self._session)
-        columns = np.empty(n, dtype=np.int64)
-        for row in np.unique(rows):
-            candidates = self._candidates_of(int(row), session)
-            mine = rows == row
-            pick = np.minimum(
-                (uniforms[mine, 1] * len(candidates)).astype(np.int64), len(candidates) - 1
-            )
-            columns[mine] = candidates[pick]
-        return rows, columns
+        candidates, offsets = self._all_candidates(session)
+        counts = np.diff(offsets)[rows]
+        if not counts.all():
+            self._candidates_of(int(rows[counts == 0][0]), session)  # raises
+        return rows, candidates[offsets[rows] + _index(uniforms[:, 1], counts)]
+
+    def _sample_start(
+        self, first: float, second: float, options: dict[str, Any]
+    ) -> tuple[int, int]:
+        """:meth:`sample_starts` of one episode in Python scalars: its row and column."""
+        records = self.records
+        country = options.get("country", self._country)
+        if country is None:
+            row = _index(first, records.n_countries)
+        else:
+            row = records.country_index(country)
+        resolution = options.get("resolution", self._resolution)
+        if resolution is not None:
+            return row, records.resolution_index(resolution)
+        candidates = self._candidates_of(row, options.get("session", self._session))
+        return row, int(candidates[_index(second, len(candidates))])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Act at the current stage; the other countries respond; move to the next stage.
@@ -460,11 +544,14 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         episode = self._episode
         if episode is None or episode["stage"] == Stage.TERMINAL:
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
-        if not self.action_space.contains(action):
+        # Fast path for plain integers; the space's own check otherwise (it is slower).
+        if not (type(action) in _INT_TYPES and 0 <= action < _N_ACTIONS) and not (
+            self.action_space.contains(action)
+        ):
             raise InvalidActionError(f"action {action!r} is not in {self.action_space}")
         stage = episode["stage"]
-        action = Action(int(action))
-        invalid = not STAGE_MASKS[stage][action]
+        action = _ACTIONS[int(action)]
+        invalid = not _VALID[stage][action]
         if invalid:
             if self.invalid_action == "raise":
                 valid = [a.name for a in Action if STAGE_MASKS[stage][a]]
@@ -474,17 +561,16 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             action = Action.NO_ACTION
         after, tally = self._advance(episode, action)
         obs = after["obs"]
-        recorded = self._recorded(stage)
-        recorded = UNRECORDED_ACTION if recorded is None else recorded
+        recorded = int(self._recorded_table[stage, episode["row"], episode["column"]])
         voted = {**self._describe(stage), "recorded_action": recorded, "tally": dict(tally)}
         reward = checked_reward(
             self.reward_fn, float(self.reward_fn(episode["obs"], int(action), obs, voted))
         )
         episode.update(after)
         terminated = episode["stage"] == Stage.TERMINAL
-        info = {**self._describe(), "recorded_action": recorded, "acted_stage": stage.name,
+        info = {**self._describe(), "recorded_action": recorded, "acted_stage": _STAGE_NAMES[stage],
                 "invalid_action": invalid, "tally": dict(tally),
-                "adopted": bool(obs[self._state_index("adopted")])}  # fmt: skip
+                "adopted": bool(obs[self._offset + _STATE["adopted"]])}  # fmt: skip
         self._last = {"stage": stage, "action": action, "reward": reward, "tally": tally}
         self._show_step()
         return obs.copy(), reward, terminated, False, info
@@ -510,34 +596,53 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[dict[str, Any], dict[str, int]]:
         """The agent's action and the others' response, not yet applied to ``episode``.
 
+        The same draws as :meth:`EmpiricalDynamics.respond` of a batch of one, in a few NumPy
+        calls.
+
         Returns:
             The episode's entries after the stage (``obs``, read-only, ``stage``, ``support``,
             ``sponsored``, ``choices``) and the stage's tally.
         """
-        stage, row = episode["stage"], np.array([episode["row"]])
-        sponsored = episode["sponsored"].copy()  # respond writes it at DRAFT
-        choices = self.dynamics.respond(
-            stage, np.array([episode["issue"]]), row, np.array([int(action)]),
-            sponsored, episode["support"], episode["uniforms"][stage][None, :],
-        )  # fmt: skip
+        stage, row = episode["stage"], episode["row"]
+        uniforms = episode["uniforms"][stage]
+        if stage == Stage.DRAFT:
+            sponsored = uniforms < self.dynamics.sponsor[:, episode["issue"]]
+            sponsored[row] = action == Action.COSPONSOR
+            choices, counts = sponsored, [int(np.count_nonzero(sponsored))]
+            own, support = int(sponsored[row]), counts[0] / len(uniforms)
+        else:
+            sponsored = episode["sponsored"]
+            choices = self.dynamics.vote_outcomes_of(
+                stage, episode["issue"], sponsored, episode["support"], uniforms
+            )
+            choices[row] = _OWN_OUTCOMES[action]
+            counts = np.bincount(choices, minlength=len(OUTCOMES))[:3].tolist()
+            own, support = _OUTCOME_CODES[choices[row]], counts[0] / max(sum(counts), 1)
         obs = episode["obs"].copy()
-        counts = write_stage_outcomes(obs[None, len(self.features.names) :], stage, choices, row)
+        _write_stage_count(obs[self._offset :], stage, counts, own, len(uniforms))
         obs.setflags(write=False)
         after = {
-            "obs": obs, "stage": Stage(stage + 1), "sponsored": sponsored,
-            "support": support_share(stage, counts, self.records.n_countries),
-            "choices": choices[0],  # everyone's, for the picture (render_frame)
+            "obs": obs, "stage": _STAGES[stage + 1], "sponsored": sponsored, "support": support,
+            "choices": choices,  # everyone's, for the picture: sponsored or outcome indices
         }  # fmt: skip
-        return after, tally_dict(stage, counts[0])
+        return after, tally_dict(stage, counts)
 
     # ------------------------------------------------------------------ helpers
 
     def _recorded(self, stage: Stage) -> int | None:
         """The country's recorded action at a stage, or None when not recorded."""
         episode = self._current_episode()
-        rows, columns = np.array([episode["row"]]), np.array([episode["column"]])
-        action = int(recorded_actions(self.records, stage, rows, columns)[0])
+        action = int(self._recorded_table[stage, episode["row"], episode["column"]])
         return None if action == UNRECORDED_ACTION else action
+
+    @functools.cached_property
+    def _recorded_table(self) -> np.ndarray:
+        """:func:`recorded_actions` by acting stage, country and resolution, (3, C, R) int8."""
+        records = self.records
+        rows, columns = np.arange(records.n_countries)[:, None], np.arange(records.n_resolutions)
+        return np.stack(
+            [recorded_actions(records, stage, rows, columns[None, :]) for stage in _STAGES[:-1]]
+        ).astype(np.int8)
 
     def _candidates_of(self, row: int, session: int | None) -> np.ndarray:
         """Resolutions with a record of the country (in ``session`` when given), cached."""
@@ -557,6 +662,18 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
                 self.records.source, f"no recorded resolution for {name}{where}", field="session"
             )
         return candidates
+
+    def _all_candidates(self, session: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Every country's :meth:`_candidates_of`, flat (K,), and where each starts, (C + 1,)."""
+        if session in self._flat_candidates:
+            return self._flat_candidates[session]
+        recorded = (self.records.plenary != NOT_RECORDED) | (self.records.sponsors != NOT_RECORDED)
+        if session is not None:
+            recorded &= self._sessions == session
+        rows, columns = np.nonzero(recorded)  # row-major: by country, then resolution
+        offsets = np.searchsorted(rows, np.arange(self.records.n_countries + 1))
+        self._flat_candidates[session] = columns, offsets
+        return columns, offsets
 
     def _about(self, row: int, column: int) -> dict[str, Any]:
         meta = self.attributes
@@ -589,7 +706,8 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """Info of the current resolution at a stage (never the country's recorded action)."""
         episode = self._current_episode()
         stage = episode["stage"] if stage is None else stage
-        return {**episode["about"], "stage": stage.name, "action_mask": STAGE_MASKS[stage].copy()}
+        return {**episode["about"], "stage": _STAGE_NAMES[stage],
+                "action_mask": STAGE_MASKS[stage].copy()}  # fmt: skip
 
     def render_frame(self) -> np.ndarray:
         """The stage just played as a hemicycle, shape (480, 640, 3) uint8."""
@@ -615,7 +733,9 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             return hemicycle.draw(view)
         played = last["stage"]
         choices = episode["choices"]
-        seats[seat_of] = sponsor_seats(choices) if played == Stage.DRAFT else vote_seats(choices)
+        seats[seat_of] = (
+            sponsor_seats(choices) if played == Stage.DRAFT else vote_seats(OUTCOMES[choices])
+        )
         recorded = self._recorded(played)
         record = "not recorded" if recorded is None else f"recorded {Action(recorded).name}"
         adopted = bool(episode["obs"][self._state_index("adopted")])

@@ -16,6 +16,7 @@ committee votes in roll-call data) takes the coarser one entirely. The support b
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass
 
@@ -25,15 +26,25 @@ from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.backoff import nested_backoff
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
-from assembly_gym.envs.legislative.spaces import SPONSOR_SHARE_EDGES, Action, Stage, support_bin
+from assembly_gym.envs.legislative.spaces import (
+    SPONSOR_SHARE_EDGES,
+    YES_SHARE_EDGES,
+    Action,
+    Stage,
+    support_bin,
+)
 
-__all__ = ["EmpiricalDynamics", "issue_keys"]
+__all__ = ["OUTCOMES", "EmpiricalDynamics", "issue_keys", "own_outcomes"]
 
 N_BINS = len(SPONSOR_SHARE_EDGES) + 1
 N_ISSUE_KEYS = 7
 N_OUTCOMES = 4  # yes, no, abstain, absent
 _ABSENT_OUTCOME = 3
 _VOTE_STAGES = (Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE)
+OUTCOMES = np.array([Vote.YES, Vote.NO, Vote.ABSTAIN, ABSENT], dtype=np.int8)
+"""The :class:`Vote` code (or ``ABSENT``) of each outcome index 0..3."""
+_EDGES = {stage: tuple(edges.tolist()) for stage, edges in zip(
+    _VOTE_STAGES, (SPONSOR_SHARE_EDGES, YES_SHARE_EDGES), strict=True)}  # fmt: skip
 
 
 def issue_keys(issues: np.ndarray) -> np.ndarray:
@@ -189,16 +200,54 @@ class EmpiricalDynamics:
             sponsored[:] = uniforms < self.sponsor[:, issues].T
             sponsored[episodes, rows] = actions == Action.COSPONSOR
             return sponsored.astype(np.int8)
+        outcomes = self.vote_outcomes(stage, issues, sponsored, support, uniforms)
+        outcomes[episodes, rows] = own_outcomes(actions)
+        return OUTCOMES[outcomes]
+
+    def vote_outcomes(
+        self, stage: Stage, issues: np.ndarray, sponsored: np.ndarray, support: np.ndarray,
+        uniforms: np.ndarray,
+    ) -> np.ndarray:  # fmt: skip
+        """Every country's vote by the tables in N episodes, agents' countries included.
+
+        Country c votes the first outcome whose cumulative probability reaches its uniform.
+
+        Args:
+            stage: COMMITTEE_VOTE or PLENARY_VOTE.
+            issues: issue key of each episode's resolution, shape (N,).
+            sponsored: who sponsored, shape (N, C) bool.
+            support: the support share before this stage, shape (N,) float64.
+            uniforms: one uniform draw per country, shape (N, C).
+
+        Returns:
+            Outcomes, shape (N, C) uint8: 0 yes, 1 no, 2 abstain, 3 absent (:data:`OUTCOMES`).
+        """
         if stage not in _VOTE_STAGES:
             raise ValueError(f"nobody acts at {stage!r}")
-        bins = support_bin(stage, support)
-        cdf = self._cdf[self._countries_axis, issues[:, None], sponsored.astype(np.int64),
-                        stage - 1, bins[:, None]]  # fmt: skip  # (N, C, 4)
-        draws = np.minimum((uniforms[:, :, None] > cdf).sum(axis=2), _ABSENT_OUTCOME)
-        choices = np.where(draws == _ABSENT_OUTCOME, ABSENT, draws).astype(np.int8)
-        own = np.where(actions == Action.NO_ACTION, ABSENT, actions - Action.YES)
-        choices[episodes, rows] = own
-        return choices
+        n_countries = len(self.countries)
+        contexts = ((stage - 1) * N_ISSUE_KEYS + issues) * N_BINS + support_bin(stage, support)
+        countries = self._countries_axis
+        keys = np.where(sponsored, countries + n_countries, countries)
+        keys += (contexts * (2 * n_countries))[:, None]
+        outcomes = (uniforms > self._thresholds[0][keys]).view(np.uint8)
+        for thresholds in self._thresholds[1:]:
+            outcomes += (uniforms > thresholds[keys]).view(np.uint8)
+        return outcomes
+
+    def vote_outcomes_of(
+        self, stage: Stage, issue: int, sponsored: np.ndarray, support: float,
+        uniforms: np.ndarray,
+    ) -> np.ndarray:  # fmt: skip
+        """:meth:`vote_outcomes` of one episode, shape (C,) int64; ``sponsored``, ``uniforms`` (C,).
+
+        The same draws with a scalar context (a single env's step makes a few NumPy calls).
+        """
+        if stage not in _VOTE_STAGES:
+            raise ValueError(f"nobody acts at {stage!r}")
+        bin_ = bisect.bisect_right(_EDGES[stage], support)  # support_bin of a float
+        cdf = self._context_thresholds[((stage - 1) * N_ISSUE_KEYS + issue) * N_BINS + bin_]
+        # cdf: (2, C, 3), not sponsored and sponsored
+        return (uniforms[:, None] > np.where(sponsored[:, None], cdf[1], cdf[0])).sum(axis=1)
 
     @functools.cached_property
     def _cdf(self) -> np.ndarray:
@@ -206,8 +255,30 @@ class EmpiricalDynamics:
         return np.cumsum(self.votes, axis=-1)
 
     @functools.cached_property
+    def _context_thresholds(self) -> np.ndarray:
+        """The first three cumulative probabilities by context, (2 · 7 · 5, 2, C, 3).
+
+        A context is (stage − 1, issue key, support bin), flat; then sponsored, country. The
+        fourth (1, up to rounding) is left out: a uniform above the third is absent.
+        """
+        by_context = self._cdf[..., : N_OUTCOMES - 1].transpose(3, 1, 4, 2, 0, 5)
+        return np.ascontiguousarray(by_context).reshape(-1, 2, len(self.countries), 3)
+
+    @functools.cached_property
+    def _thresholds(self) -> tuple[np.ndarray, ...]:
+        """:attr:`_context_thresholds` flat, one (K,) array per outcome."""
+        flat = self._context_thresholds.reshape(-1, N_OUTCOMES - 1)
+        return tuple(np.ascontiguousarray(flat[:, k]) for k in range(N_OUTCOMES - 1))
+
+    @functools.cached_property
     def _countries_axis(self) -> np.ndarray:
         return np.arange(len(self.countries))[None, :]
+
+
+def own_outcomes(actions: np.ndarray) -> np.ndarray:
+    """Outcome index of the agents' votes (:data:`OUTCOMES`), (N,): YES/NO/ABSTAIN, else absent."""
+    voted = (actions >= Action.YES) & (actions <= Action.ABSTAIN)
+    return np.where(voted, actions - Action.YES, _ABSENT_OUTCOME)
 
 
 def _issue_columns() -> list[str]:

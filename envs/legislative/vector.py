@@ -35,7 +35,6 @@ from assembly_gym.envs.legislative.deliberation import (
     TALLY_KEYS,
     UNRECORDED_ACTION,
     DeliberationEnv,
-    recorded_actions,
     support_share,
     write_stage_outcomes,
 )
@@ -157,7 +156,9 @@ class _BatchedEnv(VectorEnvBase):
             restart, self._ended = np.flatnonzero(self._ended), terminated.copy()
         if restart.size:  # their infos are a reset's: the step keys hold placeholders
             self._start(restart)
-            kept = ~np.isin(moving, restart)
+            kept = np.ones(n, dtype=bool)
+            kept[restart] = False
+            kept = kept[moving]
             step_info = _assigned(self._reset_step_info(n), moving[kept], _rows(step_info, kept))
         everyone = np.arange(n)
         infos.update(batched_info({**self._state_infos(), **step_info}, everyone, n))
@@ -165,10 +166,9 @@ class _BatchedEnv(VectorEnvBase):
 
     def _finals(self, ended: np.ndarray, step_info: Infos) -> dict[str, Any]:
         """The last observation and info of the episodes ending in ``ended`` (same-step rule)."""
-        n, observations = self.num_envs, self._observations()
+        n, rows = self.num_envs, self._observations()[ended]
         final_obs, mask = np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
-        for i in ended:
-            final_obs[i] = observations[i]
+        final_obs[ended] = np.fromiter(rows, dtype=object, count=len(ended))  # (d,) rows
         mask[ended] = True
         last = _rows({**self._state_infos(), **step_info}, ended)
         return {
@@ -200,7 +200,7 @@ class _BatchedEnv(VectorEnvBase):
             self._buffer = np.zeros((self.num_envs, block, per_episode))
             self._position[:] = block
         for i in envs[self._position[envs] == block]:
-            self._buffer[i] = self._rngs[i].random((block, per_episode))
+            self._rngs[i].random(out=self._buffer[i])  # the numbers of random((block, k))
             self._position[i] = 0
         draws = self._buffer[envs, self._position[envs]]
         self._position[envs] += 1
@@ -288,14 +288,15 @@ class RollCallVectorEnv(_BatchedEnv):
         # All countries' rows; np.zeros leaves untouched pages unallocated, so only the
         # countries that episodes use take memory.
         self._table = np.zeros((data.n_countries, data.n_roll_calls, len(self.layout)), np.float32)
+        self._flat = self._table.reshape(-1, len(self.layout))  # row r · R + column
         self._ready = np.zeros(data.n_countries, dtype=bool)
         self._rcid = data.roll_calls["rcid"].to_numpy()
         self._country_names = np.asarray(data.country_names, dtype=object)
         self._columns = self.env.episodes.columns
         self._rows = np.zeros(num_envs, dtype=np.int64)
-        self._starts = np.zeros(num_envs, dtype=np.int64)
-        self._lengths = np.ones(num_envs, dtype=np.int64)
-        self._t = np.zeros(num_envs, dtype=np.int64)
+        # Where each sub-env is in ``_columns`` (the roll call to vote on) and its last vote.
+        self._cursor = np.zeros(num_envs, dtype=np.int64)
+        self._last = np.zeros(num_envs, dtype=np.int64)
         self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
 
     def action_masks(self) -> np.ndarray:
@@ -304,24 +305,31 @@ class RollCallVectorEnv(_BatchedEnv):
 
     def _start(self, envs: np.ndarray) -> None:
         rows, starts, lengths = self.env._sample(self._draws(envs, 2), self._options)
-        self._rows[envs], self._starts[envs], self._lengths[envs] = rows, starts, lengths
-        self._t[envs] = 0
+        self._rows[envs], self._cursor[envs], self._last[envs] = rows, starts, starts + lengths - 1
         for row in np.unique(rows[~self._ready[rows]]):  # first episode of a country
             self._table[row] = self.env.features.for_country(self.env.data.country_names[row])
             self._ready[row] = True
-        self._obs[envs] = self._table[rows, self._columns[starts]]
+        self._obs[envs] = self._flat.take(rows * self._table.shape[1] + self._columns[starts], 0)
 
     def _transition(
         self, envs: np.ndarray, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Infos]:
-        rows, starts, t = self._rows[envs], self._starts[envs], self._t[envs]
-        voted = self._columns[starts + t]
-        done = t + 1 == self._lengths[envs]
-        next_obs = self._table[rows, self._columns[starts + np.where(done, t, t + 1)]]
+        everyone = len(envs) == self.num_envs  # envs is sorted: every sub-env, in order
+        rows, cursor = (self._rows, self._cursor) if everyone else (
+            self._rows[envs], self._cursor[envs])  # fmt: skip
+        voted = self._columns[cursor]
+        done = cursor == (self._last if everyone else self._last[envs])
+        upcoming = self._columns[cursor + ~done]  # the last one again after the last vote
+        next_obs = self._flat.take(rows * self._table.shape[1] + upcoming, 0)
         recorded = self.env.data.votes[rows, voted].astype(np.int64)
         step_info = {"recorded_action": recorded, "rcid": self._rcid[voted]}
-        rewards = batch_rewards(self.env.reward_fn, self._obs[envs], actions, next_obs, step_info)
-        self._t[envs], self._obs[envs] = t + 1, next_obs
+        obs = self._obs if everyone else self._obs[envs]
+        rewards = batch_rewards(self.env.reward_fn, obs, actions, next_obs, step_info)
+        self._cursor[envs] = cursor + 1
+        if everyone:
+            self._obs = next_obs
+        else:
+            self._obs[envs] = next_obs
         return rewards, done, {"recorded_action": recorded, "voted_rcid": step_info["rcid"]}
 
     def _observations(self) -> np.ndarray:
@@ -330,7 +338,7 @@ class RollCallVectorEnv(_BatchedEnv):
     def _state_infos(self) -> Infos:
         # The roll call each sub-env faces now: after its last vote, that last one (as the
         # single env's info says).
-        columns = self._columns[self._starts + np.minimum(self._t, self._lengths - 1)]
+        columns = self._columns[np.minimum(self._cursor, self._last)]
         attributes = self.env.attributes
         return {
             "country": self._country_names[self._rows],
@@ -378,6 +386,7 @@ class DeliberationVectorEnv(_BatchedEnv):
         self._support = np.zeros(num_envs)
         self._uniforms = np.zeros((num_envs, len(Stage) - 1, n_countries))
         self._stage = Stage.DRAFT
+        self._about: Infos = {}  # set by _start
         records = self.env.records  # feature rows of every country, filled on first use
         self._table = np.zeros((n_countries, records.n_resolutions, self._offset), dtype=np.float32)
         self._ready = np.zeros(n_countries, dtype=bool)
@@ -395,6 +404,16 @@ class DeliberationVectorEnv(_BatchedEnv):
         for row in np.unique(self._rows[~self._ready[self._rows]]):  # countries new to the table
             self._table[row] = self.env.country_features(self.env.records.country_names[row])
             self._ready[row] = True
+        attributes, columns = self.env.attributes, self._columns
+        self._about = {  # what the infos say of the episodes until they end (copied out)
+            "country": self._country_names[self._rows],
+            "country_row": self._rows.copy(),
+            "rcid": attributes["rcid"][columns],
+            "symbol": attributes["symbol"][columns],
+            "session": attributes["session"][columns],
+            "title": attributes["short"][columns],
+            "description": attributes["descr"][columns],
+        }
         self._obs[:] = 0.0
         self._obs[:, : self._offset] = self._table[self._rows, self._columns]
         self._obs[:, self.layout.index("stage_draft")] = 1.0
@@ -421,7 +440,7 @@ class DeliberationVectorEnv(_BatchedEnv):
             self._uniforms[:, stage],
         )  # fmt: skip
         counts = write_stage_outcomes(after[:, self._offset :], stage, choices, self._rows)
-        recorded = recorded_actions(self.env.records, stage, self._rows, self._columns)
+        recorded = self.env._recorded_table[stage, self._rows, self._columns].astype(np.int64)
         step_info = self._reset_step_info(self.num_envs)
         step_info["tally"].update(  # tally_dict's, batched
             {"sponsors": counts[:, 0]} if stage == Stage.DRAFT
@@ -443,15 +462,8 @@ class DeliberationVectorEnv(_BatchedEnv):
         return self._obs.copy()
 
     def _state_infos(self) -> Infos:
-        attributes, columns = self.env.attributes, self._columns
         return {
-            "country": self._country_names[self._rows],
-            "country_row": self._rows.copy(),
-            "rcid": attributes["rcid"][columns],
-            "symbol": attributes["symbol"][columns],
-            "session": attributes["session"][columns],
-            "title": attributes["short"][columns],
-            "description": attributes["descr"][columns],
+            **{key: value.copy() for key, value in self._about.items()},
             "stage": np.full(self.num_envs, self._stage.name, dtype=object),
             "action_mask": self.action_masks(),
             "adopted": self._obs[:, self._adopted] != 0.0,

@@ -14,7 +14,7 @@ from assembly_gym.core.render import RenderModes
 from assembly_gym.core.state import StateDeclaration
 from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward
 from assembly_gym.envs.memory.config import MemoryWorldConfig
-from assembly_gym.envs.memory.memory import PAGE_SIZE, clip_read, join_address, match_windows
+from assembly_gym.envs.memory.memory import PAGE_SIZE
 from assembly_gym.envs.memory.render import MemoryPicture, MemoryView
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld, ReadPredictionReward
 from assembly_gym.envs.options import OptionTypes, checked_options
@@ -154,6 +154,11 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         self._episode: Episodes | None = None
         self._t = 0
         self._obs = np.zeros(len(self.layout), dtype=np.float32)
+        # Of the current episode, for every step t: the relevant windows (T, K, 2) and, as
+        # Python numbers, those windows and the noise floor.
+        self._windows = np.zeros((cfg.sequence_length, cfg.num_regions, 2), dtype=np.int64)
+        self._window_list: list[list[tuple[int, int]]] = []
+        self._floors: list[float] = []
         self._last: dict[str, Any] | None = None
         self._reads: list[dict[str, Any]] = []  # the episode's reads, for the picture
 
@@ -169,12 +174,17 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         """
         checked_options(options, self.RESET_OPTIONS, "MemoryDynamics-v0")
         super().reset(seed=seed)
-        self._episode = self.world.sample_episodes(1, self.np_random)
+        cfg = self.config
+        self._episode = episode = self.world.sample_episodes(1, self.np_random)
+        starts, lengths = cfg.windows(episode.regions[0], np.arange(cfg.sequence_length))
+        self._windows = np.stack(np.broadcast_arrays(starts, lengths), axis=-1)
+        self._window_list = [[(a, n) for a, n in step] for step in self._windows.tolist()]
+        self._floors = (-np.mean(episode.noise[0] ** 2, axis=-1)).tolist()
         self._t = 0
         self._last = None
         self._reads = []
-        s0 = self._episode.states[0, 0]
-        self._obs = self._observation(s0, s0, np.zeros(self.config.word_size), (0, 0, 0))
+        s0 = episode.states[0, 0]
+        self._obs = self._observation(s0, s0, np.zeros(cfg.word_size), (0, 0, 0))
         # The keys of a step's info, with placeholders: nothing has been read yet.
         info = {"action_mask": self._mask.copy(), "noise_floor": 0.0, "hit": False, "iou": 0.0,
                 "windows": np.zeros((self.config.num_regions, 2), dtype=np.int64)}  # fmt: skip
@@ -189,38 +199,36 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         if self._episode is None or self._t >= self.config.sequence_length:
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
         action = np.asarray(action)
-        if (
-            action.shape != (3,)
-            or not np.issubdtype(action.dtype, np.integer)
-            or not self.action_space.contains(action.astype(np.int64))
+        cfg = self.config
+        page, offset, length_code = action.tolist() if action.shape == (3,) else (-1, 0, 0)
+        if not (
+            action.dtype.kind in "iu"
+            and 0 <= page < cfg.num_pages
+            and 0 <= offset < PAGE_SIZE
+            and 0 <= length_code < cfg.max_read_range
         ):
             raise InvalidActionError(
                 f"action {action!r} is not in {self.action_space}: give [page, offset, length - 1]"
             )
-        page, offset, length_code = (int(a) for a in action)
-        start, length = clip_read(
-            join_address(page, offset), length_code + 1, self.config.num_words
-        )
-        bits = self.world.memory.mean_bits(start[None], length[None])[0]
+        start = page * PAGE_SIZE + offset
+        length = min(length_code + 1, cfg.num_words - start)  # clipped at the end of memory
+        bits = self.world.memory.clipped_mean_bits(start, length)
         t, episode = self._t, self._episode
         states = episode.states[0]
-        next_obs = self._observation(
-            states[t], states[t + 1], bits, (page, offset, int(length)), step=t + 1
-        )
-        w_starts, w_lengths = self.config.windows(episode.regions[0], t)
-        hit, iou = match_windows(start, length, w_starts, w_lengths)
+        next_obs = self._observation(states[t], states[t + 1], bits, (page, offset, length), t + 1)
+        iou = max(_iou(start, length, *window) for window in self._window_list[t])
         info = {
             "action_mask": self._mask.copy(),
-            "noise_floor": -float(np.mean(episode.noise[0, t] ** 2)),
-            "hit": bool(hit),
-            "iou": float(iou),
-            "windows": np.stack([w_starts, w_lengths], axis=-1),
+            "noise_floor": self._floors[t],
+            "hit": iou > 0,
+            "iou": iou,
+            "windows": self._windows[t].copy(),
         }
         reward = checked_reward(
             self.reward_fn, float(self.reward_fn(self._obs, action, next_obs, info))
         )
         self._obs, self._t = next_obs, t + 1
-        self._last = {"start": int(start), "length": int(length), "reward": reward, **info}
+        self._last = {"start": start, "length": length, "reward": reward, **info}
         self._reads.append(self._last)
         self._show_step()
         return next_obs.copy(), reward, self._t == self.config.sequence_length, False, info
@@ -327,12 +335,25 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     ) -> np.ndarray:
         if self._episode is None:
             raise gym.error.ResetNeeded("call reset() first")
-        cfg = self.config
-        address = np.array(
-            [read[0] / cfg.num_pages, read[1] / PAGE_SIZE, read[2] / cfg.max_read_range]
+        cfg, parts = self.config, self.world.layout.slices
+        obs = np.empty(len(self.layout), dtype=np.float32)
+        obs[parts["s_prev"]] = s_prev
+        obs[parts["s"]] = s
+        obs[parts["c"]] = self._episode.c[0]
+        obs[parts["read_bits"]] = bits
+        obs[parts["read_address"].start :] = (  # the read's address, then the step
+            read[0] / cfg.num_pages,
+            read[1] / PAGE_SIZE,
+            read[2] / cfg.max_read_range,
+            step / cfg.sequence_length,
         )
-        parts = [s_prev, s, self._episode.c[0], bits, address, [step / cfg.sequence_length]]
-        return np.concatenate(parts).astype(np.float32)
+        return obs
+
+
+def _iou(start: int, length: int, window_start: int, window_length: int) -> float:
+    """IoU of a read and a window, in Python numbers (``read_iou``'s arithmetic)."""
+    overlap = max(min(start + length, window_start + window_length) - max(start, window_start), 0)
+    return overlap / (length + window_length - overlap)
 
 
 def _describe(start: int, length: int) -> str:

@@ -6,12 +6,16 @@ start address and a length of 1 … ``max_read_range`` words; a read that would 
 end of memory is clipped there (it is never wrapped around).
 
 The memory is stored compactly, one ``np.uint32`` per word (the low ``word_size`` bits are
-used), and reads unpack only the words they touch.
+used). Reads count ones with a table of running counts per bit position, built at the first
+read (int32, 4·word_size bytes per word: 8 MiB for the default memory), so that a read of
+any length costs two rows of it.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +35,6 @@ PAGE_SIZE = 256
 """Words per page: the number of values of the low address byte."""
 MAX_WORDS = PAGE_SIZE * PAGE_SIZE
 """Largest memory: 65,536 words, addressed by two bytes."""
-_CHUNK_BITS = 1 << 24  # bits unpacked at once by BitMemory.mean_bits (16 MiB of uint8)
 
 
 def join_address(page: np.ndarray | int, offset: np.ndarray | int) -> np.ndarray:
@@ -157,19 +160,44 @@ class BitMemory:
             Shape (N, word_size) float64 in [0, 1].
         """
         starts, lengths = clip_read(np.ravel(starts), np.ravel(lengths), self.num_words)
-        out = np.zeros((len(starts), self.word_size))
-        if len(starts) == 0:
-            return out
-        longest = int(lengths.max())
-        offsets = np.arange(longest)
-        rows = max(1, _CHUNK_BITS // (longest * self.word_size))
-        for first in range(0, len(starts), rows):
-            part = slice(first, first + rows)
-            index = starts[part, None] + offsets
-            inside = offsets < lengths[part, None]
-            words = self.words[np.minimum(index, self.num_words - 1)] * inside
-            out[part] = _unpack(words, self.word_size).sum(axis=1) / lengths[part, None]
-        return out
+        return self.clipped_mean_bits(starts, lengths)
+
+    def clipped_mean_bits(self, starts: Any, lengths: Any) -> np.ndarray:
+        """:meth:`mean_bits` of reads already clipped (:func:`clip_read`), unchecked.
+
+        Args:
+            starts: first word of each read, an int or an int array of any shape.
+            lengths: words per read, ≥ 1 with ``start + length ≤ num_words``, broadcast
+                against ``starts``.
+
+        Returns:
+            Shape starts.shape + (word_size,) float64 in [0, 1].
+        """
+        return self.count_ones(starts, lengths) / np.asarray(lengths, dtype=np.int64)[..., None]
+
+    def count_ones(self, starts: Any, lengths: Any) -> np.ndarray:
+        """Ones of every bit position over reads already clipped, as :meth:`clipped_mean_bits`.
+
+        Returns:
+            Shape broadcast(starts, lengths).shape + (word_size,) int32.
+        """
+        counts = self._counts
+        return counts[starts + lengths] - counts[starts]
+
+    @functools.cached_property
+    def _counts(self) -> np.ndarray:
+        """Ones per bit position in the words [0, i), shape (num_words + 1, word_size) int32."""
+        counts = np.zeros((self.num_words + 1, self.word_size), dtype=np.int32)
+        np.cumsum(self.unpack(), axis=0, dtype=np.int32, out=counts[1:])
+        return counts
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: the running counts are rebuilt where they are needed."""
+        return {"words": self.words, "word_size": self.word_size}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BitMemory:
+        """The memory itself: it is immutable, so copies of an env share it (and its counts)."""
+        return self
 
 
 def _unpack(words: np.ndarray, word_size: int) -> np.ndarray:

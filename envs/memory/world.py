@@ -131,12 +131,17 @@ class MemoryWorld:
             )
         self.memory = memory
         self.layout = MemoryLayout(config)
+        self._tiles: dict[int, np.ndarray] = {}  # width → the index that tiles it
 
     # ------------------------------------------------------------------ the equations
 
     def tile(self, values: np.ndarray) -> np.ndarray:
         """Repeat the last axis cyclically to ``state_dim`` entries."""
-        return values[..., np.arange(self.config.state_dim) % values.shape[-1]]
+        width = values.shape[-1]
+        index = self._tiles.get(width)
+        if index is None:
+            index = self._tiles[width] = np.arange(self.config.state_dim) % width
+        return values[..., index]
 
     @staticmethod
     def seed(mean_bits: np.ndarray) -> np.ndarray:
@@ -150,15 +155,48 @@ class MemoryWorld:
 
     def single_read_term(self, mean_bits: np.ndarray) -> np.ndarray:
         """What one read tells about seed_t: its tiled seed / K (other regions: expected 0)."""
-        return self.tile(self.seed(mean_bits)) / self.config.num_regions
+        k = self.config.num_regions
+        return np.where(self.tile(mean_bits) > 0.5, 1.0 / k, -1.0 / k)  # tile(seed(…)) / K
 
     # ------------------------------------------------------------------ episodes
 
     def encode_regions(self, regions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Characteristics c describing regions (n, K, 3); free values from ``rng``."""
+        return self._describe(regions, self._draw_free(len(regions), rng))
+
+    def sample_regions(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """K regions for each of n episodes, shape (n, K, 3): page, offset, length."""
+        return self._regions(*self._draw_regions(n, rng))
+
+    def _draw_regions(
+        self, n: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pages, length levels and offset uniforms of n episodes' regions, each (n, K)."""
+        cfg = self.config
+        k, align = cfg.num_regions, cfg.region_alignment
+        pages = rng.integers(0, cfg.num_pages, size=(n, k))
+        n_lengths = (cfg.max_region_length - cfg.min_region_length) // align + 1
+        return pages, rng.integers(0, n_lengths, size=(n, k)), rng.random((n, k))
+
+    def _regions(
+        self, pages: np.ndarray, length_levels: np.ndarray, offset_uniforms: np.ndarray
+    ) -> np.ndarray:
+        """Regions (n, K, 3) from their draws (:meth:`_draw_regions`)."""
+        cfg = self.config
+        align = cfg.region_alignment
+        lengths = cfg.min_region_length + align * length_levels
+        n_offsets = (PAGE_SIZE - lengths) // align + 1
+        offsets = align * np.floor(offset_uniforms * n_offsets).astype(np.int64)
+        return np.stack([pages, offsets, lengths], axis=-1).astype(np.int64)
+
+    def _draw_free(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Uniform [−1, 1) values of c for n episodes, shape (n, char_dim)."""
+        return rng.uniform(-1.0, 1.0, size=(n, self.config.char_dim))
+
+    def _describe(self, regions: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """``c`` (n, char_dim), its first slots overwritten by the description of regions."""
         cfg = self.config
         n, k, _ = regions.shape
-        c = rng.uniform(-1.0, 1.0, size=(n, cfg.char_dim))
         bits = (regions[..., :1] >> np.arange(cfg.page_bits)) & 1
         offset_levels = PAGE_SIZE // cfg.region_alignment - 1
         length_levels = (cfg.max_region_length - cfg.min_region_length) // cfg.region_alignment
@@ -173,38 +211,58 @@ class MemoryWorld:
         c[:, : k * cfg.slot_width] = slots.reshape(n, k * cfg.slot_width)
         return c
 
-    def sample_regions(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """K regions for each of n episodes, shape (n, K, 3): page, offset, length."""
-        cfg = self.config
-        k, align = cfg.num_regions, cfg.region_alignment
-        pages = rng.integers(0, cfg.num_pages, size=(n, k))
-        n_lengths = (cfg.max_region_length - cfg.min_region_length) // align + 1
-        lengths = cfg.min_region_length + align * rng.integers(0, n_lengths, size=(n, k))
-        n_offsets = (PAGE_SIZE - lengths) // align + 1
-        offsets = align * np.floor(rng.random((n, k)) * n_offsets).astype(np.int64)
-        return np.stack([pages, offsets, lengths], axis=-1).astype(np.int64)
-
     def memory_terms(self, regions: np.ndarray) -> np.ndarray:
         """seed_t for every step, shape (n, T, state_dim): mean of the regions' seeds, tiled."""
         cfg = self.config
-        steps = np.arange(cfg.sequence_length)[None, :, None]
-        starts, lengths = cfg.windows(regions[:, None], steps[..., 0])
-        lengths = np.broadcast_to(lengths, starts.shape)
-        bits = self.memory.mean_bits(starts.ravel(), lengths.ravel())
-        seeds = self.seed(bits).reshape(*starts.shape, cfg.word_size).mean(axis=2)
-        return self.tile(seeds)
+        k = cfg.num_regions
+        starts, lengths = cfg.windows(regions[:, None], np.arange(cfg.sequence_length))
+        ones = self.memory.count_ones(starts, lengths)  # (n, T, K, word_size); windows fit
+        # seed = +1 where a bit's mean is above 1/2 (2·ones > length, exactly), else −1; the
+        # mean of K such values is (2·(regions above) − K) / K.
+        above = (2 * ones > lengths[..., None]).sum(axis=2)
+        return self.tile((2 * above - k) / k)
 
     def sample_episodes(self, n: int, rng: np.random.Generator) -> Episodes:
         """N independent episodes (vectorised): regions, c, states, memory terms and noise."""
+        return self.build_episodes(*self.draw_episodes(n, rng))
+
+    def draw_episodes(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        """The random draws of n episodes, from ``rng`` in :meth:`sample_episodes`' order.
+
+        Returns:
+            The draws of the regions (:meth:`sample_regions`: pages, length levels, offset
+            uniforms, each (n, K)), the free values of c (n, char_dim), the noise before its
+            clip (n, T, state_dim) and s_0 before its clip (n, state_dim).
+        """
         cfg = self.config
-        regions = self.sample_regions(n, rng)
-        c = self.encode_regions(regions, rng)
+        return (
+            *self._draw_regions(n, rng),
+            self._draw_free(n, rng),
+            rng.normal(0.0, cfg.noise_std, size=(n, cfg.sequence_length, cfg.state_dim)),
+            rng.normal(0.0, cfg.initial_std, size=(n, cfg.state_dim)),
+        )
+
+    def build_episodes(self, *draws: np.ndarray) -> Episodes:
+        """Episodes from their draws (:meth:`draw_episodes`; their rows may come from many)."""
+        cfg = self.config
+        pages, length_levels, offset_uniforms, free, noise, s0 = draws
+        regions = self._regions(pages, length_levels, offset_uniforms)
+        c = self._describe(regions, free.copy())
+        noise = _clipped(noise, cfg.noise_std)
+        s0 = _clipped(s0, cfg.initial_std)
         terms = self.memory_terms(regions)
-        noise = _clipped_normal(rng, cfg.noise_std, (n, cfg.sequence_length, cfg.state_dim))
-        states = np.empty((n, cfg.sequence_length + 1, cfg.state_dim))
-        states[:, 0] = _clipped_normal(rng, cfg.initial_std, (n, cfg.state_dim))
+        # transition_mean's operations in its order, in place, its constant products taken
+        # out of the loop
+        gained = cfg.memory_gain * terms
+        context = cfg.context_gain * self.tile(c)
+        states = np.empty((len(c), cfg.sequence_length + 1, cfg.state_dim))
+        states[:, 0] = s0
         for t in range(cfg.sequence_length):
-            states[:, t + 1] = self.transition_mean(states[:, t], terms[:, t], c) + noise[:, t]
+            row = states[:, t + 1]
+            np.multiply(states[:, t], cfg.decay, out=row)
+            row += gained[:, t]
+            row += context
+            row += noise[:, t]
         return Episodes(
             c.astype(np.float32),
             regions,
@@ -214,10 +272,10 @@ class MemoryWorld:
         )
 
 
-def _clipped_normal(rng: np.random.Generator, std: float, size: tuple[int, ...]) -> np.ndarray:
+def _clipped(draws: np.ndarray, std: float) -> np.ndarray:
     """N(0, std²) draws clipped at ±CLIP_SIGMAS·std (one draw per value, as without the clip)."""
     limit = CLIP_SIGMAS * std
-    return np.clip(rng.normal(0.0, std, size=size), -limit, limit)
+    return np.clip(draws, -limit, limit)
 
 
 class ReadPredictionReward:
@@ -234,16 +292,23 @@ class ReadPredictionReward:
 
     def __init__(self, world: MemoryWorld) -> None:
         self.world = world
+        parts = world.layout.slices
+        self._bits, self._s, self._c = parts["read_bits"], parts["s"], parts["c"]
 
     def batch(self, obs: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
         """Rewards of a batch: obs and next_obs (N, d) → shape (N,)."""
-        layout, world = self.world.layout, self.world
-        term = world.single_read_term(layout.part(next_obs, "read_bits"))
-        prediction = world.transition_mean(layout.part(obs, "s"), term, layout.part(obs, "c"))
-        return -np.mean((prediction - layout.part(next_obs, "s")) ** 2, axis=-1)
+        return self._rewards(obs, next_obs)
 
     def __call__(
         self, obs: np.ndarray, action: Any, next_obs: np.ndarray, info: dict[str, Any]
     ) -> float:
         """Reward of one step (``reward_fn`` signature)."""
-        return float(self.batch(obs[None], next_obs[None])[0])
+        return float(self._rewards(obs, next_obs))
+
+    def _rewards(self, obs: np.ndarray, next_obs: np.ndarray) -> Any:
+        """Rewards of observations of any batch shape (…, d): shape (…)."""
+        world = self.world
+        term = world.single_read_term(next_obs[..., self._bits])
+        prediction = world.transition_mean(obs[..., self._s], term, obs[..., self._c])
+        prediction -= next_obs[..., self._s]
+        return -(np.add.reduce(prediction * prediction, axis=-1) / prediction.shape[-1])

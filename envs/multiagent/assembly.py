@@ -141,33 +141,23 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         options = self._checked_options(options)
         session = options.get("session", self.session)
         window = options.get("window", self.window)
-        draws = self.np_random.random(2)
-        if session is None:
-            index = min(int(draws[0] * len(self.sessions)), len(self.sessions) - 1)
-        else:
-            index = int(np.searchsorted(self.sessions, session))
-            if index == len(self.sessions) or self.sessions[index] != session:
-                raise DataError(
-                    self.data.source, f"no roll call in session {session}", field="session"
-                )
-        first, last = self._bounds[index], self._bounds[index + 1]
-        offset, length = 0, last - first
-        if window is not None:
-            room = max(length - window, 0) + 1
-            offset, length = min(int(draws[1] * room), room - 1), min(length, window)
+        index, first, length = (
+            int(value[0]) for value in self.episodes(self.np_random.random((1, 2)), session, window)
+        )
         rows = np.flatnonzero(self._members[index])
         self.agents = [self.possible_agents[r] for r in rows]
-        own = self._session_features(index, rows)[:, offset : offset + length]
+        offset = first - self._bounds[index]
+        own = self._session_features(index)[:, offset : offset + length]
         self._episode = {
             "session": int(self.sessions[index]),
             "rows": rows,
-            "columns": np.arange(first + offset, first + offset + length),
+            "columns": np.arange(first, first + length),
             "own": own,  # (N, T, d)
             "t": 0,
             "actions": None,
             "public": np.zeros(len(PUBLIC_NAMES), dtype=np.float32),
         }
-        rcid = int(self._rcids[first + offset])
+        rcid = int(self._rcids[first])
         observations = self._observations(own[:, 0], self._episode["public"])
         info = {"session": self._episode["session"], "rcid": rcid, "voted_rcid": ABSENT,
                 "recorded_action": ABSENT}  # fmt: skip
@@ -269,19 +259,58 @@ class AssemblyParallelEnv(AssemblyEnvBase):
             for i, agent in enumerate(self.agents)
         }
 
-    def _session_features(self, index: int, rows: np.ndarray) -> np.ndarray:
-        """The members' own features on every roll call of session ``index``, (N, R_s, d).
+    def episodes(
+        self, draws: np.ndarray, session: int | None, window: int | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The sessions and windows of k episodes from their uniforms, as ``reset`` draws them.
+
+        Args:
+            draws: two uniforms per episode (session, window start), shape (k, 2).
+            session: the session of every episode (None: drawn).
+            window: at most this many consecutive roll calls (None: the whole session).
+
+        Returns:
+            Each episode's session index (into :attr:`sessions`), first roll-call column and
+            number of roll calls, three arrays of shape (k,) int64.
+
+        Raises:
+            DataError: ``session`` has no roll call in the data.
+        """
+        n_sessions = len(self.sessions)
+        if session is None:
+            index = np.minimum((draws[:, 0] * n_sessions).astype(np.int64), n_sessions - 1)
+        else:
+            found = int(np.searchsorted(self.sessions, session))
+            if found == n_sessions or self.sessions[found] != session:
+                raise DataError(
+                    self.data.source, f"no roll call in session {session}", field="session"
+                )
+            index = np.full(len(draws), found, dtype=np.int64)
+        first, length = self._bounds[index], self._bounds[index + 1] - self._bounds[index]
+        if window is not None:
+            room = np.maximum(length - window, 0) + 1
+            first = first + np.minimum((draws[:, 1] * room).astype(np.int64), room - 1)
+            length = np.minimum(length, window)
+        return index, first, length
+
+    def session_features(self, index: int) -> np.ndarray:
+        """The members' own features on every roll call of session ``index``, (M, R_s, d).
 
         Computed with the session's roll calls as targets and the whole data as history
-        (only strictly earlier sessions describe them: the values ``RollCall-v0`` shows),
-        cached up to a memory budget.
+        (only strictly earlier sessions describe them: the values ``RollCall-v0`` shows);
+        members in :attr:`possible_agents` order.
         """
+        first, last = self._bounds[index], self._bounds[index + 1]
+        features = RollCallFeatures(
+            self.data.roll_calls.iloc[first:last], self.data, self.feature_config
+        )
+        rows = np.flatnonzero(self._members[index])
+        return features.for_countries([self.possible_agents[r] for r in rows])
+
+    def _session_features(self, index: int) -> np.ndarray:
+        """:meth:`session_features`, cached up to a memory budget."""
         if index not in self._cache:
-            first, last = self._bounds[index], self._bounds[index + 1]
-            features = RollCallFeatures(
-                self.data.roll_calls.iloc[first:last], self.data, self.feature_config
-            )
-            block = features.for_countries([self.possible_agents[r] for r in rows])
+            block = self.session_features(index)
             while self._cache and sum(b.nbytes for b in self._cache.values()) > _CACHE_BYTES:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[index] = block

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from assembly_gym.irl.maxent import ExpertStatistics, decision_problem, fit_maxent
 from assembly_gym.irl.mdp import random_mdp, sample_trajectories, soft_value_iteration
@@ -54,3 +55,23 @@ def test_bad_arguments() -> None:
     mdp, _, expert = decision_problem([x], [acts], n_actions=2)
     with pytest.raises(ValueError, match="inputs must have shape"):
         NeuralReward(2, 2).fit(mdp, np.zeros((5, 2)), expert)
+
+
+def test_the_cpu_fit_is_the_default_here_and_a_missing_gpu_is_a_clear_error() -> None:
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert NeuralReward(2, 2).device == torch.device("cpu")
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        NeuralReward(2, 2, device="cuda")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_fit_on_a_gpu_equals_the_cpu_within_1e6() -> None:
+    """float64 throughout: the GPU's reward table and gradients differ by rounding only."""
+    x = np.random.default_rng(0).random((80, 2))
+    acts = (x[:, 0] > 0.5).astype(int)
+    mdp, _, expert = decision_problem([x], [acts], n_actions=2)
+    cpu = NeuralReward(2, 2, epochs=30, device="cpu").fit(mdp, x, expert)
+    gpu = NeuralReward(2, 2, epochs=30, device="cuda").fit(mdp, x, expert)
+    np.testing.assert_allclose(gpu.history_, cpu.history_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(gpu.rewards(x), cpu.rewards(x), rtol=1e-6, atol=1e-9)

@@ -32,6 +32,7 @@ class MemorylessMLP(nn.Module):
 
     Two hidden layers of width ``hidden`` plus a linear skip (the shape of the BLM's
     predictor). :meth:`like` picks the width that matches another model's parameter count.
+    Built on the CPU (a seed gives the same weights everywhere); move it with ``.to(device)``.
 
     Args:
         state_dim, char_dim, sequence_length: input sizes.
@@ -69,6 +70,11 @@ class MemorylessMLP(nn.Module):
             seed=seed,
         )
 
+    @property
+    def device(self) -> torch.device:
+        """Where the weights lie."""
+        return self.skip.weight.device
+
     def forward(
         self, s_prev: torch.Tensor, s: torch.Tensor, c: torch.Tensor, step: torch.Tensor
     ) -> torch.Tensor:
@@ -79,7 +85,7 @@ class MemorylessMLP(nn.Module):
 
     def run(self, batch: SequenceBatch, **unused: Any) -> _Predictions:
         """One-step predictions along sequences, shape (B, T, state_dim) (as the system's run)."""
-        rows = batch.steps()
+        rows = batch.to(self.device).steps()
         prediction = self(rows.s_prev, rows.s, rows.c, rows.step)
         return _Predictions(prediction.reshape(len(batch), batch.sequence_length, -1))
 
@@ -99,6 +105,8 @@ def train_memoryless(
 ) -> list[float]:
     """Train on the next-state MSE (AdamW); keep the best validation epoch.
 
+    Trains where the model lies: the episodes cross to its device once per epoch.
+
     Args:
         model: the baseline to train (in place).
         train: training episodes, or a function of the epoch that returns them (fresh
@@ -109,22 +117,23 @@ def train_memoryless(
         batch_size: sequences per batch.
         weight_decay: AdamW weight decay.
         grad_clip: maximum gradient norm.
-        seed: shuffles the batches.
+        seed: shuffles the batches (a CPU generator: the same order on any device).
         progress: tqdm bar over the epochs.
 
     Returns:
         The validation MSE after each epoch.
     """
     source = train if callable(train) else (lambda epoch: train)
-    val_rows = SequenceBatch.from_episodes(val).steps()
+    device = model.device
+    val_rows = SequenceBatch.from_episodes(val).to(device).steps()
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     generator = torch.Generator().manual_seed(seed)
     size = batch_size * val.sequence_length
     best, history = (math.inf, copy.deepcopy(model.state_dict())), []
     for epoch in tqdm(range(epochs), desc="memory-less MLP", unit="epoch", disable=not progress):
-        rows = SequenceBatch.from_episodes(source(epoch)).steps()
+        rows = SequenceBatch.from_episodes(source(epoch)).to(device).steps()
         model.train()
-        for index in torch.randperm(len(rows), generator=generator).split(size):
+        for index in torch.randperm(len(rows), generator=generator).to(device).split(size):
             batch = rows.select(index)
             loss = ((model(batch.s_prev, batch.s, batch.c, batch.step) - batch.target) ** 2).mean()
             optimizer.zero_grad(set_to_none=True)
@@ -155,13 +164,13 @@ def fit_memoryless(
 
     It sees the same sequence of training sets as the system's phases
     (:func:`~assembly_gym.world_models.leworld.datasets.training_episodes`, drawn from
-    ``world``) and keeps its best validation epoch.
+    ``world``), trains on the system's device and keeps its best validation epoch.
     """
     wc = world.config
     model = MemorylessMLP.like(
         system, state_dim=wc.state_dim, char_dim=wc.char_dim,
         sequence_length=wc.sequence_length, seed=seed,
-    )  # fmt: skip
+    ).to(system.device)  # fmt: skip
     episodes = training_episodes(world, system.config, data.train, seed)
     train_memoryless(model, episodes, data.val, epochs=epochs, seed=seed, progress=progress)
     return model

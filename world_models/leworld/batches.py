@@ -1,4 +1,8 @@
-"""Tensor batches of the LeWorld world: sequences, and rows of single steps."""
+"""Tensor batches of the LeWorld world: sequences, and rows of single steps.
+
+Batches are built on the CPU (from NumPy) and moved whole with ``to(device)``: once per
+epoch or per batch, never per step.
+"""
 
 from __future__ import annotations
 
@@ -35,8 +39,19 @@ class StepBatch:
     def __len__(self) -> int:
         return len(self.s)
 
+    def to(self, device: torch.device | str) -> StepBatch:
+        """The same rows on ``device`` (no copy where they already are)."""
+        return StepBatch(
+            self.s_prev.to(device),
+            self.s.to(device),
+            self.c.to(device),
+            self.step.to(device),
+            self.target.to(device),
+            None if self.regions is None else self.regions.to(device),
+        )
+
     def select(self, rows: torch.Tensor) -> StepBatch:
-        """The rows at the given indices."""
+        """The rows at the given indices (on the rows' device)."""
         return StepBatch(
             self.s_prev[rows],
             self.s[rows],
@@ -96,8 +111,16 @@ class SequenceBatch:
             torch.from_numpy(episodes.regions),
         )
 
+    def to(self, device: torch.device | str) -> SequenceBatch:
+        """The same sequences on ``device`` (no copy where they already are)."""
+        return SequenceBatch(
+            self.states.to(device),
+            self.c.to(device),
+            None if self.regions is None else self.regions.to(device),
+        )
+
     def select(self, rows: torch.Tensor) -> SequenceBatch:
-        """The sequences at the given rows."""
+        """The sequences at the given rows (on the sequences' device)."""
         return SequenceBatch(
             self.states[rows], self.c[rows], None if self.regions is None else self.regions[rows]
         )
@@ -112,7 +135,7 @@ class SequenceBatch:
             s_prev.reshape(b * t, -1),
             s.reshape(b * t, -1),
             self.c.repeat_interleave(t, dim=0),
-            torch.arange(t).repeat(b),
+            torch.arange(t, device=self.states.device).repeat(b),
             self.states[:, 1:].reshape(b * t, -1),
             regions,
         )

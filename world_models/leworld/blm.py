@@ -16,7 +16,7 @@ _ROUTER_BIAS = 2.0  # initial gate logit: every SLM starts routed (σ(2) ≈ 0.8
 
 
 def straight_through_sigmoid(
-    logits: torch.Tensor, temperature: float
+    logits: torch.Tensor, temperature: float | torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Hard 0/1 gates forward, the gradient of σ(logits / τ) backward.
 
@@ -92,7 +92,7 @@ class BigLeWorldModel(nn.Module):
         reads: torch.Tensor,
         confidence: torch.Tensor,
         *,
-        temperature: float,
+        temperature: float | torch.Tensor,
         gates: torch.Tensor | None = None,
     ) -> BLMOutput:
         """Route, predict and ask.
@@ -102,7 +102,8 @@ class BigLeWorldModel(nn.Module):
             c: characteristics, shape (B, char_dim).
             reads: read encodings, shape (E, B, read_dim).
             confidence: the SLMs' confidences, shape (E, B).
-            temperature: router temperature τ.
+            temperature: router temperature τ (a float, or a 0-dim tensor on the device: no
+                host sync).
             gates: fixed gates (E, B) instead of the router's (phase 1: all ones).
         """
         context = torch.cat([s, c], dim=-1)

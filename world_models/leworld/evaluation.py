@@ -7,6 +7,9 @@
 * address hit rate (fraction of SLM reads that overlap a relevant window of their step)
   and IoU (mean over reads of the best intersection over union with one);
 * the noise floor: MSE of the true transition mean, i.e. mean ε², the best any model can do.
+
+The metrics are computed where the system lies: each batch of sequences crosses to its device
+once, and its outputs come back once.
 """
 
 from __future__ import annotations
@@ -87,7 +90,10 @@ class _Predicted(Protocol):
 
 
 class _SequenceModel(Protocol):
-    """One-step predictions along whole sequences (the system's ``run``)."""
+    """One-step predictions along whole sequences (the system's ``run``), on ``device``."""
+
+    @property
+    def device(self) -> torch.device: ...
 
     def run(
         self,
@@ -115,16 +121,24 @@ def sequence_mse(
         episodes: held-out episodes.
         use_query: with or without the info request (default: the system's setting).
         read_mode: "model", "oracle" or "random".
-        seed: seeds the random reads.
+        seed: seeds the random reads (a generator on the system's device: on the CPU the
+            reads of earlier versions, on a GPU others).
     """
-    generator = torch.Generator().manual_seed(seed)
+    generator = _generator(system.device, seed)
     out = []
     with torch.no_grad():
         for first in range(0, len(episodes), _BATCH):
-            batch = SequenceBatch.from_episodes(episodes.select(slice(first, first + _BATCH)))
+            part = episodes.select(slice(first, first + _BATCH))
+            batch = SequenceBatch.from_episodes(part).to(system.device)
             run = system.run(batch, use_query=use_query, read_mode=read_mode, generator=generator)
-            out.append(((run.predictions - batch.states[:, 1:]) ** 2).mean(dim=(1, 2)).numpy())
+            error = ((run.predictions - batch.states[:, 1:]) ** 2).mean(dim=(1, 2))
+            out.append(error.cpu().numpy())
     return np.concatenate(out).astype(np.float64)
+
+
+def _generator(device: torch.device, seed: int) -> torch.Generator:
+    """A seeded generator on ``device`` (random reads drawn where they are used)."""
+    return torch.Generator(device=device).manual_seed(seed)
 
 
 def evaluate_system(
@@ -136,8 +150,8 @@ def evaluate_system(
     seed: int = 0,
 ) -> LeWorldMetrics:
     """All held-out metrics of a system on episodes (arguments as in :func:`sequence_mse`)."""
-    world_config = system.world_config
-    generator = torch.Generator().manual_seed(seed)
+    world_config, device = system.world_config, system.device
+    generator = _generator(device, seed)
     sq, ab, gates, probs, hits, ious = [], [], [], [], [], []
     horizons = min(HORIZONS, episodes.sequence_length)
     horizon_sq, horizon_n = np.zeros(horizons), np.zeros(horizons)
@@ -146,14 +160,14 @@ def evaluate_system(
     with torch.no_grad():
         for first in range(0, len(episodes), _BATCH):
             part = episodes.select(slice(first, first + _BATCH))
-            batch = SequenceBatch.from_episodes(part)
+            batch = SequenceBatch.from_episodes(part).to(device)
             run = system.run(batch, use_query=use_query, read_mode=read_mode, generator=generator)
-            error = (run.predictions - batch.states[:, 1:]).numpy().astype(np.float64)
+            error = (run.predictions - batch.states[:, 1:]).cpu().numpy().astype(np.float64)
             sq.append((error**2).ravel())
             ab.append(np.abs(error).ravel())
-            gates.append(run.gates.flatten(1).numpy())
-            probs.append(run.gate_probs.flatten(1).numpy())
-            hit, iou = _read_quality(world_config, run.reads.numpy(), part.regions)
+            gates.append(run.gates.flatten(1).cpu().numpy())
+            probs.append(run.gate_probs.flatten(1).cpu().numpy())
+            hit, iou = _read_quality(world_config, run.reads.cpu().numpy(), part.regions)
             hits.append(hit.ravel())
             ious.append(iou.ravel())
             for h in range(1, horizons + 1):

@@ -11,6 +11,9 @@
   request passed from step to step and without it. Loss
   ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,
   and the request is rewarded by the improvement it brings.
+
+Each phase loss returns ``(loss, parts)``: the parts are detached 0-dim tensors on the
+system's device (for the logs), so a training step asks the device for no number.
 """
 
 from __future__ import annotations
@@ -81,7 +84,9 @@ def system_losses(
     return parts
 
 
-def phase1_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
+def phase1_loss(
+    system: LeWorldSystem, rows: StepBatch
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Address cross-entropy + confidence BCE of the SLMs, MSE of the BLM on oracle reads."""
     if rows.regions is None:
         raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
@@ -108,15 +113,14 @@ def phase1_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, d
     )
     mse = ((out.prediction - rows.target) ** 2).mean()
     loss = address + confidence + mse
-    return loss, {
-        "address_ce": address.item(),
-        "confidence_bce": confidence.item(),
-        "mse": mse.item(),
-        "exact_reads": exact.float().mean().item(),
-    }
+    return loss, _detached(
+        address_ce=address, confidence_bce=confidence, mse=mse, exact_reads=exact.float().mean()
+    )
 
 
-def phase2_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, dict[str, float]]:
+def phase2_loss(
+    system: LeWorldSystem, rows: StepBatch
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Next-state MSE + routing balance, address diversity and routing entropy."""
     out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
     parts = system_losses(
@@ -126,12 +130,12 @@ def phase2_loss(system: LeWorldSystem, rows: StepBatch) -> tuple[torch.Tensor, d
         out.blm.gate_probs,
         out.slm.page_logits.softmax(-1),
     )
-    return parts["total"], {name: value.item() for name, value in parts.items()}
+    return parts["total"], _detached(**parts)
 
 
 def phase3_loss(
     system: LeWorldSystem, batch: SequenceBatch
-) -> tuple[torch.Tensor, dict[str, float]]:
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Paired branches with and without the info request (see the module docstring)."""
     target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
     totals, mses = [], []
@@ -149,8 +153,9 @@ def phase3_loss(
         mses.append(parts["mse"])
     utility = mses[1].detach() - mses[0]
     loss = 0.5 * (totals[0] + totals[1]) - system.config.lambda_info * utility
-    return loss, {
-        "mse_with": mses[0].item(),
-        "mse_without": mses[1].item(),
-        "info_utility": utility.item(),
-    }
+    return loss, _detached(mse_with=mses[0], mse_without=mses[1], info_utility=utility)
+
+
+def _detached(**parts: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The parts without their graphs (still on the device: reading them is the caller's)."""
+    return {name: value.detach() for name, value in parts.items()}

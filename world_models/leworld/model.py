@@ -7,6 +7,10 @@ s_{t+1} from the observation (one step, no info request: a simulator keeps no re
 state) and fills in the read part of the next observation from the action's read of the
 memory; ``fit`` is phase 2 of the training, on transitions; ``save``/``load`` write and read
 a checkpoint folder (kind ``"leworld"``).
+
+The model runs on ``device`` (``"auto"``: the GPU when there is one): a call's observations
+cross to it once and its outputs come back once. Checkpoints hold CPU tensors and load on
+any device.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from assembly_gym.core.device import resolve_device
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import array_from_bytes, array_to_bytes, checked_field
 from assembly_gym.envs.memory.config import MemoryWorldConfig
@@ -57,6 +62,9 @@ class LeWorldModel:
         system: the system (trained or not); the model predicts with it and trains it in
             place (:meth:`fit`).
         extra: JSON-serialisable facts kept with the model (e.g. the training report).
+        device: where the system runs (it is moved there in place): ``"auto"`` (the GPU when
+            there is one, else the CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a
+            ``torch.device``.
 
     Attributes:
         system: the wrapped ``nn.Module``.
@@ -76,8 +84,14 @@ class LeWorldModel:
         (2, 196)
     """
 
-    def __init__(self, system: LeWorldSystem, *, extra: dict[str, Any] | None = None) -> None:
-        self.system = system
+    def __init__(
+        self,
+        system: LeWorldSystem,
+        *,
+        extra: dict[str, Any] | None = None,
+        device: str | torch.device = "auto",
+    ) -> None:
+        self.system = system.to(resolve_device(device))
         self.world = MemoryWorld(system.world_config, memory=system.memory.bits)
         self.layout = self.world.layout
         self.obs_names: tuple[str, ...] = self.layout.names.names
@@ -153,8 +167,11 @@ class LeWorldModel:
         obs, action = self._check(obs, action)
         layout, cfg = self.layout, self.world_config
         rows = StepBatch.from_observations(layout, cfg.sequence_length, obs, obs)
+        ends = rows.step.numpy() + 1 >= cfg.sequence_length
+        rows = rows.to(self.system.device)
         with torch.no_grad():
-            state = self.system.step(rows.s_prev, rows.s, rows.c, rows.step).prediction.numpy()
+            prediction = self.system.step(rows.s_prev, rows.s, rows.c, rows.step).prediction
+        state = prediction.cpu().numpy()
         start, length = clip_read(
             join_address(action[:, 0], action[:, 1]), action[:, 2] + 1, cfg.num_words
         )
@@ -168,8 +185,7 @@ class LeWorldModel:
         )
         mean[:, layout.slices["step"]] = layout.part(obs, "step") + 1.0 / cfg.sequence_length
         std = np.zeros_like(mean)
-        std[:, layout.slices["s"]] = self.system.residual_std.numpy()
-        ends = rows.step.numpy() + 1 >= cfg.sequence_length
+        std[:, layout.slices["s"]] = self.system.residual_std.cpu().numpy()
         done = np.column_stack([~ends, ends]).astype(np.float64)
         return Prediction(mean=mean, std=std, distributions={"done": done})
 
@@ -191,12 +207,13 @@ class LeWorldModel:
         """The read of the most confident SLM for observations (N, d): actions (N, 3)."""
         obs = np.asarray(obs, dtype=np.float32).reshape(-1, len(self.obs_names))
         rows = StepBatch.from_observations(self.layout, self.world_config.sequence_length, obs, obs)
+        rows = rows.to(self.system.device)
         with torch.no_grad():
             slm = self.system.slms(rows.s_prev, rows.s, rows.c, rows.step)
         best = slm.confidence.argmax(dim=0)
-        columns = torch.arange(len(obs))
+        columns = torch.arange(len(obs), device=best.device)
         reads = torch.stack(slm.choice(), dim=-1)[best, columns]
-        return reads.numpy().astype(np.int64)
+        return reads.cpu().numpy().astype(np.int64)
 
     def _check(self, obs: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.asarray(obs, dtype=np.float32)
@@ -233,8 +250,11 @@ class LeWorldModel:
             ValueError: a file of ``files`` has the name of one of the model's own.
         """
         system = self.system
+        state = system.state_dict()
+        for name, value in state.items():  # CPU tensors: the checkpoint loads on any device
+            state[name] = value.cpu()
         buffer = io.BytesIO()
-        torch.save(system.state_dict(), buffer)
+        torch.save(state, buffer)
         own = {
             _PARAMETERS: buffer.getvalue(),
             _MEMORY: array_to_bytes(self.memory.words),
@@ -260,8 +280,12 @@ class LeWorldModel:
         )
 
     @classmethod
-    def load(cls, path: str | Path) -> LeWorldModel:
-        """Load a model saved by :meth:`save`.
+    def load(cls, path: str | Path, *, device: str | torch.device = "auto") -> LeWorldModel:
+        """Load a model saved by :meth:`save` (on any device, wherever it was trained).
+
+        Args:
+            path: the folder.
+            device: where the model runs (as in :class:`LeWorldModel`).
 
         Raises:
             CheckpointError: a missing, corrupted or foreign folder.
@@ -270,11 +294,15 @@ class LeWorldModel:
         kind = checkpoint.manifest["model_kind"]
         if kind != MODEL_KIND:
             raise CheckpointError(f"{checkpoint.folder}: a {kind!r} model, not LeWorld")
-        return cls.from_checkpoint(checkpoint)
+        return cls.from_checkpoint(checkpoint, device=device)
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: Artifact) -> LeWorldModel:
+    def from_checkpoint(
+        cls, checkpoint: Artifact, *, device: str | torch.device = "auto"
+    ) -> LeWorldModel:
         """Loader registered with :func:`assembly_gym.world_models.base.register_world_model`.
+
+        The weights are read onto the CPU, then the system moves to ``device``.
 
         Checkpoints written before the world's sizes left :class:`LeWorldConfig` carry
         ``state_dim``, ``char_dim`` and ``sequence_length`` in their config: the world's
@@ -300,7 +328,7 @@ class LeWorldModel:
             raise CheckpointError(f"{folder}: not a valid LeWorld checkpoint ({error})") from error
         load_torch_weights(system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS)
         system.use_query = use_query
-        return cls(system.eval(), extra=extra)
+        return cls(system.eval(), extra=extra, device=device)
 
 
 register_world_model(MODEL_KIND, LeWorldModel.from_checkpoint)

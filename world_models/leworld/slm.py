@@ -23,7 +23,8 @@ the early gradient away from c (measured: page accuracy 0.75 instead of 1.0 afte
 def step_features(step: torch.Tensor, sequence_length: int, bits: int) -> torch.Tensor:
     """Step t as a one-hot vector and as ±1 bits (least significant first), (B, T + bits)."""
     one_hot = F.one_hot(step, sequence_length).to(torch.float32)
-    binary = ((step.unsqueeze(-1) >> torch.arange(bits)) & 1).to(torch.float32) * 2 - 1
+    shifts = torch.arange(bits, device=step.device)
+    binary = ((step.unsqueeze(-1) >> shifts) & 1).to(torch.float32) * 2 - 1
     return torch.cat([one_hot, binary], dim=-1)
 
 

@@ -86,6 +86,10 @@ class LeWorldSystem(nn.Module):
         config: the model's hyperparameters (architecture, losses and training schedule).
         seed: initialises the weights (a ``torch.Generator``; no global random state).
 
+    The system is built on the CPU, so a seed gives the same weights everywhere; move it with
+    ``.to(device)`` (the entry points' ``device="auto"`` do). :meth:`run` and :meth:`rollout`
+    move their batch to the system's device once; :meth:`step` takes tensors already there.
+
     Attributes:
         world_config: the world's description.
         config: the hyperparameters.
@@ -159,6 +163,11 @@ class LeWorldSystem(nn.Module):
         self.register_buffer("temperature", torch.tensor(1.0))
         self.register_buffer("residual_std", torch.full((wc.state_dim,), wc.noise_std))
 
+    @property
+    def device(self) -> torch.device:
+        """Where the system's parameters and buffers lie (move them with ``.to(device)``)."""
+        return self.memory.prefix.device
+
     # ------------------------------------------------------------------ one step
 
     def step(
@@ -209,16 +218,14 @@ class LeWorldSystem(nn.Module):
         else:
             raise ValueError(f"read_mode must be one of {READ_MODES}, got {read_mode!r}")
         encoded = self.memory.encode(bits, self.memory.clipped_length(*choice))
-        blm = self.blm(
-            s, c, encoded, slm.confidence, temperature=float(self.temperature), gates=gates
-        )
+        blm = self.blm(s, c, encoded, slm.confidence, temperature=self.temperature, gates=gates)
         return StepOutput(blm.prediction, slm, blm, torch.stack(choice, dim=-1))
 
     def oracle_reads(
         self, regions: torch.Tensor, step: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The relevant windows as reads: SLM i reads region i mod K; each (E, B) int64."""
-        slots = torch.arange(self.config.num_slms) % regions.shape[1]
+        slots = torch.arange(self.config.num_slms, device=regions.device) % regions.shape[1]
         chosen = regions[:, slots].permute(1, 0, 2)  # (E, B, 3)
         page = self.world_config.window_pages(chosen[..., 0], step)
         return page, chosen[..., 1], chosen[..., 2] - 1
@@ -226,10 +233,16 @@ class LeWorldSystem(nn.Module):
     def random_reads(
         self, n: int, generator: torch.Generator
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Uniform reads for every SLM, each (E, n) int64."""
-        shape = (self.config.num_slms, n)
-        sizes = self.slms.sizes
-        return tuple(torch.randint(size, shape, generator=generator) for size in sizes)  # type: ignore[return-value]
+        """Uniform reads for every SLM, each (E, n) int64, on the system's device.
+
+        Drawn on the generator's device (a CPU generator gives the same reads on any device;
+        one on the system's device avoids a copy).
+        """
+        shape, device = (self.config.num_slms, n), generator.device
+        return tuple(  # type: ignore[return-value]
+            torch.randint(size, shape, generator=generator, device=device).to(self.device)
+            for size in self.slms.sizes
+        )
 
     # ------------------------------------------------------------------ sequences
 
@@ -251,6 +264,7 @@ class LeWorldSystem(nn.Module):
             generator: as in :meth:`step`.
         """
         use_query = self.use_query if use_query is None else use_query
+        batch = batch.to(self.device)
         b, t = len(batch), batch.sequence_length
         rows = batch.steps()
         if not use_query:
@@ -264,9 +278,9 @@ class LeWorldSystem(nn.Module):
                 generator=generator,
             )
             return _sequence_output([out], b, t)
-        outputs, query = [], None
+        outputs, query, first = [], None, torch.arange(b, device=self.device) * t
         for k in range(t):
-            at = torch.arange(b) * t + k
+            at = first + k
             out = self.step(
                 rows.s_prev[at],
                 rows.s[at],
@@ -300,7 +314,8 @@ class LeWorldSystem(nn.Module):
         b, t = len(batch), batch.sequence_length
         if not 1 <= horizon <= t:
             raise ValueError(f"horizon must be 1 … {t}, got {horizon}")
-        starts = torch.arange(t - horizon + 1)
+        batch = batch.to(self.device)
+        starts = torch.arange(t - horizon + 1, device=self.device)
         n = len(starts)
         states = batch.states
         prev = states[:, (starts - 1).clamp_min(0)].reshape(b * n, -1)
@@ -321,7 +336,7 @@ class LeWorldSystem(nn.Module):
             )
             predictions.append(out.prediction)
             prev, current, step, query = current, out.prediction, step + 1, out.blm.query
-        index = starts[:, None] + torch.arange(1, horizon + 1)
+        index = starts[:, None] + torch.arange(1, horizon + 1, device=self.device)
         targets = states[:, index]
         return torch.stack(predictions, dim=1).reshape(b, n, horizon, -1), targets
 

@@ -15,6 +15,11 @@
 Each phase keeps the parameters of its best validation epoch, or the parameters it started
 from when no epoch improves on them. All randomness comes from the ``seed`` argument (a
 ``torch.Generator`` for shuffling, NumPy generators for the data).
+
+Devices: the phases run where the system lies (:func:`train_leworld`'s ``device="auto"``:
+the GPU when there is one). Data cross to it once per epoch (the epoch's sequences and its
+shuffled order, drawn on the CPU so that a seed shuffles alike everywhere); the losses of
+an epoch's steps are read back together at its end.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from assembly_gym.core.device import resolve_device
 from assembly_gym.core.tensorboard import summary_writer
 from assembly_gym.envs.memory.layout import MemoryLayout
 from assembly_gym.envs.memory.world import MemoryWorld
@@ -119,13 +125,16 @@ def train_phase(
 ) -> PhaseReport:
     """Run one phase on the training data; keep the parameters of its best validation epoch.
 
+    Runs on the system's device (:attr:`LeWorldSystem.device`); ``train`` and ``val`` may lie
+    anywhere (they are moved once per epoch and once per phase).
+
     Args:
         system: the system to train (in place).
         phase: 1, 2 or 3.
         train: sequences (phases 1–3) or, for phase 2 only, rows of steps; or a function
             of the epoch (0-based) that returns them (fresh data every epoch).
         val: validation data of the same kind.
-        generator: shuffles the batches.
+        generator: shuffles the batches (a CPU generator: the same order on any device).
         progress: show a tqdm bar over the epochs.
         writer: a TensorBoard ``SummaryWriter`` or None.
         global_step: optimiser steps before this phase (for the temperature and the logs).
@@ -146,7 +155,8 @@ def train_phase(
     optimizer, scheduler = _optimizer(system, phase, steps_per_epoch)
     loss_fn, val_fn = _phase_functions(system, phase)
     report = PhaseReport(phase)
-    start = time.perf_counter()
+    start, device = time.perf_counter(), system.device
+    val = val.to(device)
     # The incoming parameters compete too: a phase that only hurts on validation (measured:
     # end-to-end training drifted the phase-1 reads) keeps what it was given.
     report.initial_val_loss = val_fn(val)
@@ -154,8 +164,9 @@ def train_phase(
     bar = tqdm(range(epochs), desc=f"phase {phase}", unit="epoch", disable=not progress, leave=True)
     system.train()
     for epoch in bar:
-        losses, train = [], source(epoch)
-        for rows in torch.randperm(len(train), generator=generator).split(batch_size):
+        losses, logged, train = [], [], source(epoch).to(device)
+        order = torch.randperm(len(train), generator=generator).to(device)
+        for rows in order.split(batch_size):
             if phase >= 2:
                 system.temperature.fill_(_temperature(cfg, global_step))
             loss, parts = loss_fn(_as_batch(train.select(rows), phase))
@@ -165,14 +176,15 @@ def train_phase(
             optimizer.step()
             if scheduler is not None:
                 scheduler.step()
-            losses.append(loss.item())
+            losses.append(loss.detach())
+            if writer is not None:
+                logged.append(parts)
             global_step += 1
             report.steps += 1
-            if writer is not None:
-                for name, value in parts.items():
-                    writer.add_scalar(f"phase{phase}/{name}", value, global_step)
+        if writer is not None:
+            _log_steps(writer, phase, logged, global_step - len(logged))
         val_loss = val_fn(val)
-        report.train_loss.append(float(np.mean(losses)))
+        report.train_loss.append(float(np.mean(torch.stack(losses).tolist())))
         report.val_loss.append(val_loss)
         if val_loss < best[0]:
             best = (val_loss, copy.deepcopy(system.state_dict()))
@@ -192,6 +204,19 @@ def train_phase(
     return report
 
 
+def _log_steps(
+    writer: Any, phase: int, parts: list[dict[str, torch.Tensor]], first_step: int
+) -> None:
+    """Write an epoch's loss parts, step by step, read from the device at once."""
+    if not parts:
+        return
+    names = list(parts[0])
+    values = torch.stack([torch.stack([p[name] for name in names]) for p in parts]).tolist()
+    for offset, row in enumerate(values, start=1):
+        for name, value in zip(names, row, strict=True):
+            writer.add_scalar(f"phase{phase}/{name}", value, first_step + offset)
+
+
 def _as_batch(data: SequenceBatch | StepBatch, phase: int) -> SequenceBatch | StepBatch:
     """Phases 1 and 2 train on rows of steps, phase 3 on whole sequences."""
     return _steps(data) if phase < 3 else data
@@ -204,9 +229,9 @@ def _steps(data: SequenceBatch | StepBatch) -> StepBatch:
 
 def _phase_functions(
     system: LeWorldSystem, phase: int
-) -> tuple[Callable[[Any], tuple[torch.Tensor, dict[str, float]]], Callable[[Any], float]]:
+) -> tuple[Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]], Callable[[Any], float]]:
     """The phase's training loss and its validation loss (no gradient, in chunks)."""
-    loss_fn: Callable[[Any], tuple[torch.Tensor, dict[str, float]]] = {
+    loss_fn: Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]] = {
         1: lambda b: phase1_loss(system, b),
         2: lambda b: phase2_loss(system, b),
         3: lambda b: phase3_loss(system, b),
@@ -217,7 +242,7 @@ def _phase_functions(
         with torch.no_grad():
             if phase == 1:
                 rows = _steps(data)
-                chunks = torch.arange(len(rows)).split(_EVAL_ROWS)
+                chunks = torch.arange(len(rows), device=rows.s.device).split(_EVAL_ROWS)
                 value = sum(
                     float(phase1_loss(system, rows.select(c))[0]) * len(c) for c in chunks
                 ) / len(rows)
@@ -232,7 +257,7 @@ def _phase_functions(
 def _mse(system: LeWorldSystem, data: SequenceBatch | StepBatch, *, use_query: bool) -> float:
     """Next-state MSE of the system on sequences or rows."""
     if isinstance(data, StepBatch):
-        chunks = torch.arange(len(data)).split(_EVAL_ROWS)
+        chunks = torch.arange(len(data), device=data.s.device).split(_EVAL_ROWS)
         total = 0.0
         for chunk in chunks:
             rows = data.select(chunk)
@@ -286,6 +311,7 @@ def _optimizer(
 
 def fit_residual_std(system: LeWorldSystem, val: SequenceBatch) -> None:
     """Set the predictive standard deviation per state dimension from validation residuals."""
+    val = val.to(system.device)
     with torch.no_grad():
         residuals = system.run(val, use_query=False).predictions - val.states[:, 1:]
     system.residual_std.copy_(residuals.reshape(-1, residuals.shape[-1]).std(dim=0).clamp_min(1e-4))
@@ -301,6 +327,7 @@ def train_leworld(
     progress: bool = True,
     log_dir: str | Path | None = None,
     evaluate: bool = True,
+    device: str | torch.device = "auto",
 ) -> tuple[LeWorldSystem, TrainingReport]:
     """Build a LeWorld system for a world and train it phase by phase.
 
@@ -315,6 +342,9 @@ def train_leworld(
         log_dir: TensorBoard folder, or None.
         evaluate: compute the held-out metrics after each phase (and before any, as
             "untrained").
+        device: where the system trains: ``"auto"`` (the GPU when there is one, else the
+            CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. A seed gives the same initial weights,
+            data and shuffling on every device.
 
     Returns:
         The trained system and a :class:`TrainingReport`.
@@ -326,8 +356,9 @@ def train_leworld(
         raise ValueError(f"phases must be a non-empty subset of {PHASES}, got {phases}")
     started = time.perf_counter()
     system = LeWorldSystem(world.config, world.memory, config, seed=seed)
+    system.to(resolve_device(device))
     data = data or make_datasets(world, config, seed)
-    val = SequenceBatch.from_episodes(data.val)
+    val = SequenceBatch.from_episodes(data.val).to(system.device)
     episodes = training_episodes(world, config, data.train, seed)
     fixed = SequenceBatch.from_episodes(data.train)
 
@@ -372,7 +403,8 @@ def fit_transitions(
 ) -> PhaseReport:
     """Phase 2 (end to end) on transitions of ``MemoryDynamics-v0`` (no regions needed).
 
-    Whole episodes go to validation (about ``validation_fraction`` of them).
+    Whole episodes go to validation (about ``validation_fraction`` of them). Runs on the
+    system's device.
     """
     layout, cfg = MemoryLayout(system.world_config), system.world_config
     train, val = transitions.split_by_episode(
@@ -381,7 +413,9 @@ def fit_transitions(
     if len(train) == 0 or len(val) == 0:
         raise ValueError("fit needs transitions of at least two episodes (train and validation)")
     rows = [
-        StepBatch.from_observations(layout, cfg.sequence_length, t.obs, t.next_obs)
+        StepBatch.from_observations(layout, cfg.sequence_length, t.obs, t.next_obs).to(
+            system.device
+        )
         for t in (train, val)
     ]
     report = train_phase(

@@ -1,8 +1,10 @@
 import json
 
 import pytest
+import torch
 
 from assembly_gym.benchmarks.cli import main
+from assembly_gym.core.device import resolve_device
 
 TINY = [
     "--num-words",
@@ -43,6 +45,10 @@ def test_train_then_eval_reproduces_the_saved_figures(tmp_path, capsys):
     assert main(["leworld", "train", "--out", str(out), *TINY]) == 0
     printed = capsys.readouterr().out
     assert "| phase 3 |" in printed and "wall time" in printed and (out / "results.md").is_file()
+    ran_on = str(resolve_device("auto"))  # --device auto: the GPU where there is one
+    assert f"min on {ran_on} (" in printed
+    manifest = json.loads((out / "world_model.json").read_text())
+    assert manifest["extra"]["device"] == ran_on
     assert main(["leworld", "eval", str(out)]) == 0
     printed = capsys.readouterr().out
     rows = {
@@ -52,6 +58,8 @@ def test_train_then_eval_reproduces_the_saved_figures(tmp_path, capsys):
     }
     assert rows["loaded"] == rows["saved (phase 3)"]  # the same MSE, to the printed digit
     assert json.loads(printed.strip().splitlines()[-1])["noise_floor"] > 0
+    assert main(["leworld", "eval", str(out), "--device", "cpu"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["device"] == "cpu"
 
 
 def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
@@ -64,3 +72,13 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as error:
         main(["leworld", "train", "--out", str(tmp_path), "--phases", "1,5"])
     assert error.value.code == 2
+
+
+def test_a_gpu_asked_for_where_there_is_none_is_a_usage_error(tmp_path, capsys):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    for command in (["train", "--out", str(tmp_path)], ["eval", str(tmp_path)]):
+        with pytest.raises(SystemExit) as error:
+            main(["leworld", *command, "--device", "cuda"])
+        assert error.value.code == 2
+        assert "CUDA is not available" in capsys.readouterr().err

@@ -187,3 +187,28 @@ def test_support_bins_and_issue_keys():
     issues[0, [2, 4]] = True
     issues[1, 5] = True
     np.testing.assert_array_equal(issue_keys(issues), [2, 5, 6])
+
+
+@pytest.mark.parametrize("stage", [Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE])
+def test_vote_draws_are_the_first_outcome_whose_cumulative_probability_reaches_the_uniform(
+    synthetic_dynamics, stage
+):
+    _, dynamics = synthetic_dynamics
+    rng = np.random.default_rng(1)
+    n, countries = 300, len(dynamics.countries)
+    issues, sponsored = rng.integers(0, 7, n), rng.random((n, countries)) < 0.3
+    support, uniforms = rng.random(n), rng.random((n, countries))
+    bins = support_bin(stage, support)
+    cdf = np.cumsum(dynamics.votes, axis=-1)[
+        np.arange(countries), issues[:, None], sponsored.astype(int), stage - 1, bins[:, None]
+    ]  # (N, C, 4)
+    expected = np.minimum((uniforms[:, :, None] > cdf).sum(axis=2), 3)
+    outcomes = dynamics.vote_outcomes(stage, issues, sponsored, support, uniforms)
+    np.testing.assert_array_equal(outcomes, expected)
+    for i in range(0, n, 37):  # one episode at a time, as a single env steps
+        np.testing.assert_array_equal(
+            dynamics.vote_outcomes_of(
+                stage, int(issues[i]), sponsored[i], float(support[i]), uniforms[i]
+            ),
+            expected[i],
+        )
