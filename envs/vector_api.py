@@ -24,6 +24,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "batched_info",
     "dict_info",
     "native_make_vec_arguments",
+    "sub_env_generators",
     "sync_vector_env",
 ]
 
@@ -127,6 +129,27 @@ def autoreset_mode(mode: Any = None) -> Any:
     raise ValueError(
         f"autoreset_mode must be one of {names} on Gymnasium {gym.__version__}, got {mode!r}"
     )
+
+
+def sub_env_generators(
+    seed: int | Sequence[int | None] | None, num_envs: int
+) -> list[np.random.Generator]:
+    """One generator per sub-env, each seeded as a single env reset with its seed.
+
+    Args:
+        seed: sub-env i gets ``seed + i``; or one seed per sub-env; None: fresh entropy.
+        num_envs: number of sub-envs N.
+
+    Raises:
+        ValueError: a list of seeds whose length is not N.
+    """
+    if seed is None or isinstance(seed, (int, np.integer)):
+        seeds = [None if seed is None else int(seed) + i for i in range(num_envs)]
+    else:
+        seeds = list(seed)
+        if len(seeds) != num_envs:
+            raise ValueError(f"got {len(seeds)} seeds for {num_envs} sub-envs")
+    return [seeding.np_random(s)[0] for s in seeds]
 
 
 def batched_info(values: dict[str, Any], envs: np.ndarray, num_envs: int) -> dict[str, Any]:

@@ -251,7 +251,7 @@ class Row:
         elif self.goal_rate is not None:
             goal = f"≥ {self.goal_rate:,.0f}/s"
             met = "met" if self.rate >= self.goal_rate else "NOT met"
-        return (f"{self.env:<42} {self.mode:<22} {self.rate:>13,.0f} {ratio:>10.3f}× "
+        return (f"{self.env:<42} {self.mode:<22} {self.rate:>13,.0f} {ratio:>13.3f}× "
                 f"{goal:>14} {met}")  # fmt: skip
 
 
@@ -293,7 +293,7 @@ def run(args: argparse.Namespace) -> None:
     reference = rows[0].rate  # CartPole-v1, single
     print(f"Gymnasium {gym.__version__}; vector envs under RecordEpisodeStatistics, same-step; "
           "assembly_v0 in agent decisions/s\n")  # fmt: skip
-    print(f"{'env':<42} {'mode':<22} {'steps/s':>13} {'× CartPole':>11} {'goal':>14} met")
+    print(f"{'env':<42} {'mode':<22} {'steps/s':>13} {'× CartPole-v1':>14} {'goal':>14} met")
     for row in rows:
         print(row.line(reference))
     print("\n".join(["", *speedups]))

@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium.error import ResetNeeded
-from gymnasium.utils import seeding
 
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.envs.legislative.data import ABSENT, Vote
@@ -54,6 +53,7 @@ from assembly_gym.envs.vector_api import (
     VectorEnvBase,
     batched_info,
     dict_info,
+    sub_env_generators,
 )
 from assembly_gym.envs.vector_api import autoreset_mode as autoreset_rule
 
@@ -207,13 +207,7 @@ class AssemblyVectorEnv:
         """Sub-env generators: seed + i (or one seed each); fresh entropy when unseeded."""
         if seed is None and self._rngs:
             return
-        if seed is None or isinstance(seed, (int, np.integer)):
-            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} sub-envs")
-        self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        self._rngs = sub_env_generators(seed, self.num_envs)
 
     def _start(self, envs: np.ndarray) -> None:
         """New episodes in the sub-envs ``envs``, drawn as the parallel env's ``reset`` draws."""
