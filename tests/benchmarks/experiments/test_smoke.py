@@ -25,6 +25,11 @@ TINY: dict[str, tuple[list[str], str]] = {
     ),
     "debate_recovery": (["--actors", "1", "--countries", "1"], "Chance owner accuracy 1/7"),
     "debate_speed": (["--observations", "500", "--repeats", "1"], "| one debate epoch"),
+    "devices": (
+        ["--data", DATA, "--leworld-sequences", "4", "--max-epochs", "1", "--num-envs", "8",
+         "--seconds", "0.05"],
+        "Simulator-v0 batched (SimulatorVectorEnv ×8",
+    ),
     "irl_forecast": (
         ["--data", DATA, "--l2-grid", "10", "--last-train-session", "5",
          "--last-fit-session", "4"],
