@@ -263,7 +263,8 @@ class MaxEntDeliberationAgent(BaseAgent):
         """Fit every country in one stacked MaxEnt fit.
 
         Args:
-            demos_by_country: complete (three-stage) demonstrations per country.
+            demos_by_country: demonstrations per country, complete (three-stage) or partially
+                recorded (the unrecorded stages are summed out).
             layout: the env's observation names.
             dynamics: the other countries' behaviour the MDPs are built from.
             patterns: every issue pattern the agents will see, (P, 6) bool.

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import pandas as pd
+
 from assembly_gym.agents.base import Agent
 from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
@@ -45,6 +47,7 @@ from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.observation import FeatureConfig
 
 __all__ = [
+    "fold_summary",
     "AgentFactory",
     "TemporalSplit",
     "default_agents",
@@ -105,3 +108,29 @@ def evaluate(
 def _with_layout(make: AgentFactory) -> Callable[[Task], Agent]:
     """An agent maker of a task: ``make`` called with the task's layout."""
     return lambda task: make(task.layout)
+
+
+def fold_summary(results: Sequence[SuiteResult], metrics: Sequence[str]) -> pd.DataFrame:
+    """Mean and spread (sample sd) of every agent's metrics across cross-validation folds.
+
+    Args:
+        results: one result per fold, of the same suite.
+        metrics: the metric columns to summarise (e.g. the suite's ``metrics``).
+
+    Returns:
+        One row per agent (in the first fold's order): ``<metric>_mean``, ``<metric>_sd``
+        and ``folds`` (how many folds scored it).
+    """
+    tables = [r.table.set_index("agent") for r in results]
+    agents = list(dict.fromkeys(a for t in tables for a in t.index))
+    rows = []
+    for agent in agents:
+        row: dict[str, object] = {"agent": agent}
+        scored = [t.loc[agent] for t in tables if agent in t.index]
+        for metric in metrics:
+            values = pd.to_numeric(pd.Series([s.get(metric) for s in scored]), errors="coerce")
+            row[f"{metric}_mean"] = values.mean()
+            row[f"{metric}_sd"] = values.std(ddof=1) if values.count() > 1 else float("nan")
+        row["folds"] = int(sum(pd.notna(s.get(metrics[0])) for s in scored))
+        rows.append(row)
+    return pd.DataFrame(rows)

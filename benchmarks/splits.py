@@ -1,14 +1,61 @@
-"""Temporal splits: train on earlier sessions, test on later ones, and who can be scored."""
+"""Temporal splits (train on earlier sessions, test on later ones), folds, who can be scored."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
+from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
 
-__all__ = ["TemporalSplit", "eligible_countries"]
+__all__ = ["TemporalSplit", "eligible_countries", "record_folds", "resolution_folds"]
+
+
+def resolution_folds(
+    n_resolutions: int, folds: int, seed: int = 0, *, strata: np.ndarray | None = None
+) -> list[np.ndarray]:
+    """K test folds of resolution indices: disjoint, covering all, sizes within one, seeded.
+
+    Args:
+        n_resolutions: how many resolutions (indices 0 … n − 1).
+        folds: K ≥ 2.
+        seed: seed of the shuffle (the same seed gives the same folds).
+        strata: a label per resolution, shape (n,) (e.g. whether its votes are recorded):
+            each label's resolutions are dealt evenly over the folds, so that a rare kind
+            is not all in one test fold. None: one stratum.
+
+    Returns:
+        K sorted index arrays.
+
+    Raises:
+        DataError: K < 2 or more folds than resolutions.
+    """
+    if not 2 <= folds <= n_resolutions:
+        raise DataError("--folds", f"need 2 ≤ K ≤ {n_resolutions} (the resolutions), got {folds}")
+    rng = np.random.default_rng(seed)
+    labels = np.zeros(n_resolutions, dtype=np.int64) if strata is None else np.asarray(strata)
+    if labels.shape != (n_resolutions,):
+        raise DataError("--folds", f"strata of shape {labels.shape}, expected ({n_resolutions},)")
+    # Each stratum shuffled, then all dealt in turn: fold sizes stay within one of each other.
+    order = np.concatenate(
+        [rng.permutation(np.flatnonzero(labels == v)) for v in np.unique(labels)]
+    )
+    fold_of = np.empty(n_resolutions, dtype=np.int64)
+    fold_of[order] = (np.arange(n_resolutions) + rng.integers(folds)) % folds
+    return [np.flatnonzero(fold_of == k) for k in range(folds)]
+
+
+def record_folds(records: ResolutionRecords, folds: int, seed: int = 0) -> list[np.ndarray]:
+    """:func:`resolution_folds` of resolution records, stratified by whether votes are recorded.
+
+    Real trajectory folders record votes on few resolutions (the rest: sponsor lists): dealt
+    evenly, they leave votes in every training part (the dynamics are fitted on them).
+    """
+    voted = ((records.committee != NOT_RECORDED) | (records.plenary != NOT_RECORDED)).any(axis=0)
+    return resolution_folds(records.n_resolutions, folds, seed, strata=voted)
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,15 @@ from assembly_gym.irl.analysis import (
     weights_heatmap_figure,
 )
 from assembly_gym.irl.deliberation import (
+    REFERENCE_ACTION,
+    UNRECORDED,
     DeliberationProblem,
     PlantedDeliberation,
+    fit_deliberation_rewards,
+    held_out_log_likelihood,
+    identified_weights,
     planted_deliberation,
+    recorded_demonstrations,
 )
 from assembly_gym.irl.maxent import (
     ExpertStatistics,
@@ -46,6 +52,8 @@ from assembly_gym.irl.reward_model import RewardModel
 from assembly_gym.irl.rollcall import fit_demonstrations, fit_reward_model
 
 __all__ = [
+    "REFERENCE_ACTION",
+    "UNRECORDED",
     "DeliberationProblem",
     "ExpertStatistics",
     "LinearFeatures",
@@ -58,16 +66,20 @@ __all__ = [
     "TabularMDP",
     "cluster_rewards",
     "decision_problem",
+    "fit_deliberation_rewards",
     "fit_demonstrations",
     "fit_maxent",
     "fit_reward_model",
     "maxent_objective",
+    "held_out_log_likelihood",
+    "identified_weights",
     "occupancy",
     "planted_deliberation",
     "dendrogram_figure",
     "plot_dendrogram",
     "plot_weights_heatmap",
     "random_mdp",
+    "recorded_demonstrations",
     "reward_correlations",
     "reward_distances",
     "weights_heatmap_figure",

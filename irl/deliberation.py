@@ -15,6 +15,29 @@ MDPs are stacked block-diagonally (one group per country) and fitted by one
 :func:`assembly_gym.irl.maxent.fit_maxent` call; soft value iteration runs on the whole
 stack at once.
 
+Partially recorded episodes count (:meth:`DeliberationProblem.trajectories`,
+:meth:`DeliberationProblem.fit`). Real records often hold one stage only: roll calls and some
+documents the plenary vote, draft records the sponsor list. A (country, resolution) pair is
+then a partially observed episode: its recorded decisions are demonstrations, its unrecorded
+decisions and the states they lead to are hidden. Its likelihood is the probability of the
+recorded decisions with the hidden ones *marginalised* under the soft-optimal policy π_θ,
+
+    L(θ) = Σ_hidden Π_t π_θ,t(a_t | s_t) P(s_t+1 | s_t, a_t),
+
+summed over the unrecorded actions and every state they influence (a forward-backward pass
+over the three steps, :meth:`DeliberationProblem.log_likelihood`); a stage after the last
+recorded one sums to 1 and drops out. A plenary-only record thus scores
+Σ_s P_θ(s_2 = s) π_θ,2(a | s): its own cosponsorship and the committee yes share are unknown,
+and weighed by how likely the policy and the dynamics make them. The fit maximises it by EM:
+the E-step replaces each hidden (state, action) visit by its posterior expectation under the
+current θ, the M-step is the MaxEnt fit on those expected counts; complete episodes need no
+E-step.
+
+Weights are reported identified (:func:`identified_weights`): the bias and issue weights
+relative to NO_ACTION (the reference action, valid at every stage), and COSPONSOR's
+``own_cosponsor`` and ``support`` weights (which never act: both are 0 at the draft) at zero.
+Both changes leave the policy exactly as it was.
+
 :func:`planted_deliberation` plants weights θ_D per country (bloc centre + deviation) and
 samples behaviour from the soft-optimal policy of each country's MDPs: ground truth for
 reward recovery on this multi-step problem.
@@ -23,17 +46,23 @@ reward recovery on this multi-step problem.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import ndtr
 
-from assembly_gym.envs.legislative.data import ISSUE_CODES, Vote
-from assembly_gym.envs.legislative.demonstrations import Demonstration
+from assembly_gym.envs.legislative.data import ISSUE_CODES, RollCallData, Vote
+from assembly_gym.envs.legislative.deliberation import STATE_NAMES
+from assembly_gym.envs.legislative.demonstrations import (
+    Demonstration,
+    deliberation_demonstrations,
+)
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
+from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.phi import DELIBERATION_INPUTS, SPONSOR_LEVELS, YES_LEVELS
+from assembly_gym.envs.legislative.resolutions import ResolutionRecords
 from assembly_gym.envs.legislative.spaces import (
     SPONSOR_SHARE_EDGES,
     YES_SHARE_EDGES,
@@ -41,21 +70,62 @@ from assembly_gym.envs.legislative.spaces import (
     Stage,
     action_mask,
 )
-from assembly_gym.irl.maxent import ExpertStatistics, MaxEntFit, fit_maxent
+from assembly_gym.irl.maxent import ExpertStatistics, MaxEntFit, Shrinkage, fit_maxent
 from assembly_gym.irl.mdp import (
     LinearFeatures,
+    SoftPolicy,
     TabularMDP,
     sample_trajectories,
     soft_value_iteration,
     stack_mdps,
 )
+from assembly_gym.irl.reward_model import RewardModel
 
-__all__ = ["DeliberationProblem", "PlantedDeliberation", "planted_deliberation"]
+__all__ = [
+    "REFERENCE_ACTION",
+    "UNRECORDED",
+    "DeliberationProblem",
+    "PlantedDeliberation",
+    "fit_deliberation_rewards",
+    "held_out_log_likelihood",
+    "identified_weights",
+    "planted_deliberation",
+    "recorded_demonstrations",
+]
 
 N_BINS = len(SPONSOR_LEVELS)
 N_STATES = 1 + 4 * N_BINS  # draft; committee (own × bin); plenary (own × bin)
 HORIZON = 3
 _N_ACTIONS = len(Action)
+UNRECORDED = -1
+"""A state or action of a tabular trajectory that the records do not hold."""
+REFERENCE_ACTION = Action.NO_ACTION
+"""The action whose episode-constant weights (bias, issues) are 0 in identified weights."""
+_CONSTANT_INPUTS = slice(0, 7)  # bias and issues: the same at every stage of an episode
+_STAGE_INPUTS = slice(7, None)  # own_cosponsor and support: 0 at the draft
+_EM_TOL = 1e-6  # EM stops when the log-likelihood per recorded decision gains less
+_EM_MAX_ITER = 50
+DELIBERATION_LAYOUT = (*feature_names(), *STATE_NAMES)
+"""Observation names of ``Deliberation-v0`` with the default feature settings."""
+
+
+def identified_weights(theta: np.ndarray) -> np.ndarray:
+    """Deliberation weights (..., 5, 9) in their identified form; the policy is unchanged.
+
+    Adding one vector v to every action's bias and issue weights adds the same v·g(s) to
+    every valid action at every stage of an episode (g's bias and issues do not change
+    within one): every soft value Q_t, V_t moves by (H − t) v·g, so π does not. COSPONSOR is
+    valid only at the draft, where ``own_cosponsor`` and ``support`` are 0, so its weights on
+    them never act. This returns θ with the bias and issue weights of
+    :data:`REFERENCE_ACTION` subtracted from every action's (the reference's are then 0),
+    and COSPONSOR's two inert weights at 0.
+    """
+    theta = np.array(theta, dtype=np.float64, copy=True)
+    theta[..., _CONSTANT_INPUTS] -= theta[..., [REFERENCE_ACTION], _CONSTANT_INPUTS]
+    theta[..., Action.COSPONSOR, _STAGE_INPUTS] = 0.0
+    return theta
+
+
 State = TypeVar("State", int, np.ndarray)  # one state index, or an array of them
 
 
@@ -162,19 +232,164 @@ class DeliberationProblem:
     def trajectories(
         self, demos: Sequence[Demonstration], layout: Sequence[str]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Tabular (states (N, 4), actions (N, 3)) of ``Deliberation-v0`` demonstrations."""
-        states = np.empty((len(demos), HORIZON + 1), dtype=np.int64)
-        actions = np.empty((len(demos), HORIZON), dtype=np.int64)
+        """Tabular states (N, 4) and actions (N, 3) of demonstrations, recorded or not.
+
+        A demonstration may cover any run of stages (``deliberation_demonstrations`` with
+        ``from_first_recorded=True`` or ``draft_only=True``). Actions of stages it does not
+        cover are :data:`UNRECORDED`; so is every state after an unrecorded stage (it depends
+        on that stage's choices), except the DRAFT state, which the issue pattern fixes.
+
+        Raises:
+            ValueError: a demonstration longer than three steps, or empty.
+        """
+        states = np.full((len(demos), HORIZON + 1), UNRECORDED, dtype=np.int64)
+        actions = np.full((len(demos), HORIZON), UNRECORDED, dtype=np.int64)
         for n, demo in enumerate(demos):
-            _, visited = self.observation_states(demo.obs[:HORIZON], layout, demo.country)
-            states[n] = [*visited, visited[-1]]  # the absorbing end repeats the last state
-            actions[n] = demo.acts
+            length = len(demo)
+            if not 1 <= length <= HORIZON:
+                raise ValueError(f"demonstration {n} has {length} steps, expected 1 to 3")
+            steps, visited = self.observation_states(demo.obs[: length + 1], layout, demo.country)
+            first = int(steps[0])
+            actions[n, first : first + length] = demo.acts
+            if first == 0:  # recorded from the draft on: the states it saw are known
+                known = visited[: min(length + 1, HORIZON)]
+                states[n, : len(known)] = known
+                if length == HORIZON:
+                    states[n, HORIZON] = visited[HORIZON - 1]  # the absorbing end repeats it
+            else:
+                states[n, 0] = visited[0] - visited[0] % N_STATES  # its block's DRAFT state
         return states, actions
 
     def fit(self, states: np.ndarray, actions: np.ndarray, **options) -> MaxEntFit:
-        """MaxEnt fit of every country from tabular trajectories (options of ``fit_maxent``)."""
-        expert = ExpertStatistics.from_trajectories(states, actions, self.mdp.n_states, _N_ACTIONS)
-        return fit_maxent(self.mdp, self.features, expert, **options)
+        """MaxEnt fit of every country from tabular trajectories, some partially recorded.
+
+        Complete trajectories: one :func:`~assembly_gym.irl.maxent.fit_maxent` call. With
+        :data:`UNRECORDED` entries: EM on the marginal likelihood (module docstring), the
+        E-step by :meth:`expected_counts`. Weights come back identified
+        (:func:`identified_weights`; the standardised ones as fitted).
+
+        Args:
+            states: (N, 4) from :meth:`trajectories`.
+            actions: (N, 3) from :meth:`trajectories`.
+            options: options of ``fit_maxent``.
+
+        Raises:
+            ValueError: no trajectory, or none with a recorded decision.
+        """
+        states, actions = np.asarray(states, dtype=np.int64), np.asarray(actions, dtype=np.int64)
+        if len(states) == 0 or not (actions != UNRECORDED).any():
+            raise ValueError(
+                "no recorded decisions to fit: every trajectory needs at least one recorded "
+                "stage (sponsorship, committee or plenary vote) of a country in the problem"
+            )
+        if (states >= 0).all() and (actions >= 0).all():
+            expert = ExpertStatistics.from_trajectories(
+                states, actions, self.mdp.n_states, _N_ACTIONS
+            )
+            fit = fit_maxent(self.mdp, self.features, expert, **options)
+        else:
+            fit = self._fit_em(states, actions, options)
+        return replace(fit, theta=identified_weights(fit.theta))
+
+    def _fit_em(self, states: np.ndarray, actions: np.ndarray, options: dict) -> MaxEntFit:
+        """EM: expected counts of the hidden stages under θ, then the MaxEnt fit on them."""
+        start = np.bincount(states[:, 0], minlength=self.mdp.n_states).astype(np.float64)
+        n_decisions = max(int((actions != UNRECORDED).sum()), 1)
+        theta = np.zeros((len(self.countries), _N_ACTIONS, len(DELIBERATION_INPUTS)))
+        previous, fit = -np.inf, None
+        for _ in range(_EM_MAX_ITER):
+            counts, loglik = self.expected_counts(theta, states, actions)
+            mean = float(loglik.sum()) / n_decisions
+            if fit is not None and mean - previous < _EM_TOL:
+                break
+            previous = mean
+            fit = fit_maxent(self.mdp, self.features, ExpertStatistics(counts, start), **options)
+            theta = fit.theta
+        assert fit is not None
+        return fit
+
+    def policy(self, theta: np.ndarray) -> SoftPolicy:
+        """Soft-optimal policy of weights θ (C, 5, 9) on the stacked MDPs."""
+        return soft_value_iteration(self.mdp, self.features.rewards(theta))
+
+    def log_likelihood(
+        self, theta: np.ndarray, states: np.ndarray, actions: np.ndarray
+    ) -> np.ndarray:
+        """Log-probability of each trajectory's recorded decisions, the rest marginalised, (N,).
+
+        log P(recorded actions | recorded states, θ) under the soft-optimal policy: unrecorded
+        actions and the states after them are summed out (module docstring).
+        """
+        return self.expected_counts(theta, states, actions)[1]
+
+    def expected_counts(
+        self, theta: np.ndarray, states: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior expected (state, action) visits (S, 5) and each log-likelihood (N,).
+
+        Each trajectory's fully observed prefix (state, action and next state known) is
+        counted as it is; from the state that ends it on, a backward pass gives the
+        probability of the later recorded actions from every state, and a forward pass the
+        posterior visits, batched over trajectories with the same recorded-action pattern.
+
+        Args:
+            theta: weights (C, 5, 9).
+            states: (N, 4) from :meth:`trajectories`.
+            actions: (N, 3) from :meth:`trajectories`.
+
+        Raises:
+            ValueError: a known state after an unrecorded decision, or a recorded action
+                the state does not allow.
+        """
+        policy = self.policy(theta)
+        pi, log_pi = policy.policy, policy.log_policy
+        n_states = self.mdp.n_states
+        counts = np.zeros((n_states, _N_ACTIONS))
+        loglik = np.zeros(len(states))
+        # A step is fully observed when its state, its action and the state it leads to are.
+        leads = np.column_stack([states[:, 1:HORIZON] >= 0, np.ones(len(states), dtype=bool)])
+        known = (states[:, :HORIZON] >= 0) & (actions >= 0) & leads
+        prefix = np.where(known.all(axis=1), HORIZON, known.argmin(axis=1))
+        rows, steps = np.nonzero(np.arange(HORIZON)[None, :] < prefix[:, None])
+        observed = log_pi[steps, states[rows, steps], actions[rows, steps]]
+        if not np.isfinite(observed).all():
+            raise ValueError("a recorded action is not valid in its state")
+        np.add.at(counts, (states[rows, steps], actions[rows, steps]), 1.0)
+        np.add.at(loglik, rows, observed)
+        partial = np.flatnonzero(prefix < HORIZON)
+        later = np.arange(HORIZON)[None, :] > prefix[partial, None]
+        hidden_known = (states[partial, :HORIZON][later] >= 0).any()
+        if hidden_known or (states[partial, prefix[partial]] < 0).any():
+            raise ValueError("a state is known after an unrecorded decision, or unknown before it")
+        patterns = np.column_stack([prefix[partial], actions[partial]])
+        for key in np.unique(patterns, axis=0):
+            members = partial[(patterns == key).all(axis=1)]
+            first, recorded = int(key[0]), key[1:]
+            allowed = np.ones((HORIZON, 1, _N_ACTIONS))
+            for t in range(first, HORIZON):
+                if recorded[t] != UNRECORDED:
+                    allowed[t] = np.arange(_N_ACTIONS) == recorded[t]
+            # Backward: b_t(s, a) = P(later recorded actions | s_t = s, a_t = a).
+            beta = np.ones(n_states)
+            backward = {}
+            for t in range(HORIZON - 1, first - 1, -1):
+                last = t + 1 == HORIZON
+                after_action = np.ones_like(pi[t]) if last else self.mdp.expected_next(beta)
+                backward[t] = after_action
+                beta = (pi[t] * allowed[t] * after_action).sum(axis=1)
+            begin = states[members, first]
+            with np.errstate(divide="ignore"):
+                loglik[members] += np.log(beta[begin])
+            if not np.isfinite(loglik[members]).all():
+                raise ValueError("a recorded action has probability 0 under the dynamics")
+            # Forward: posterior visits, every trajectory normalised by its own likelihood.
+            alpha = np.bincount(begin, weights=1.0 / beta[begin], minlength=n_states)
+            for t in range(first, HORIZON):
+                step = alpha[:, None] * pi[t] * allowed[t]
+                counts += step * backward[t]
+                if t + 1 < HORIZON:
+                    alpha = self.mdp.push_forward(step)
+        return counts, loglik
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -300,3 +515,109 @@ def planted_deliberation(
         problem.mdp, policy, start, n_countries * episodes_per_country, rng
     )
     return PlantedDeliberation(problem, theta, blocs, states, actions)
+
+
+def recorded_demonstrations(
+    records: ResolutionRecords,
+    countries: Sequence[str] | None = None,
+    *,
+    history: RollCallData | None = None,
+) -> list[Demonstration]:
+    """Every recorded run of stages as a demonstration, complete or partial.
+
+    Runs that end with the plenary vote (complete episodes, plenary-only records) start at
+    their first recorded stage; pairs whose plenary vote is not recorded but whose
+    sponsorship is (draft records) give their DRAFT decision.
+    """
+    trailing = deliberation_demonstrations(
+        records, countries, history=history, from_first_recorded=True
+    )
+    drafts = deliberation_demonstrations(records, countries, history=history, draft_only=True)
+    ended = {(d.country, d.infos[0]["rcid"]) for d in trailing}
+    return [*trailing, *(d for d in drafts if (d.country, d.infos[0]["rcid"]) not in ended)]
+
+
+def fit_deliberation_rewards(
+    records: ResolutionRecords,
+    countries: Sequence[str] | None = None,
+    *,
+    l2: float = 10.0,
+    shrinkage: Shrinkage = "global",
+    progress: bool = False,
+) -> RewardModel:
+    """Multi-step MaxEnt IRL of countries' Deliberation rewards from resolution records.
+
+    Every recorded decision counts (:func:`recorded_demonstrations`, partial episodes by EM);
+    the weights come back identified (:func:`identified_weights`).
+
+    Args:
+        records: resolution records (e.g. ``records_from_trajectories``).
+        countries: whom to fit (default: every country with a recorded decision).
+        l2: prior precision on standardised weights.
+        shrinkage: prior mean of each country's weights ("global", "none").
+        progress: show a progress bar.
+
+    Raises:
+        ValueError: no recorded decision of the countries asked for.
+    """
+    import time
+
+    demos = recorded_demonstrations(records, countries)
+    names = list(dict.fromkeys(d.country for d in demos))
+    if not names:
+        raise ValueError(f"{records.source}: no recorded decisions to fit")
+    patterns = records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(bool)
+    problem = DeliberationProblem.build(EmpiricalDynamics.fit(records), patterns, names)
+    by_country = sorted(demos, key=lambda d: names.index(d.country))
+    states, actions = problem.trajectories(by_country, DELIBERATION_LAYOUT)
+    began = time.perf_counter()
+    fit = problem.fit(states, actions, l2=l2, shrinkage=shrinkage, standard_errors=False,
+                      progress=progress)  # fmt: skip
+    loglik = problem.log_likelihood(fit.theta, states, actions)
+    row = np.repeat(np.arange(len(names)), [sum(d.country == n for d in demos) for n in names])
+    decisions = np.bincount(row, weights=(actions != UNRECORDED).sum(axis=1))
+    info = {
+        "source": records.source, "resolutions": records.n_resolutions, "l2": l2,
+        "shrinkage": shrinkage, "fit_seconds": round(time.perf_counter() - began, 2),
+        "converged": bool(fit.converged), "reference_action": REFERENCE_ACTION.name.lower(),
+        "inert": {Action.COSPONSOR.name.lower(): list(DELIBERATION_INPUTS[_STAGE_INPUTS])},
+        "n_decisions": {n: int(k) for n, k in zip(names, decisions, strict=True)},
+        "n_partial": int(((actions == UNRECORDED).any(axis=1)).sum()),
+        "log_likelihood": float(loglik.sum() / max(decisions.sum(), 1)),
+    }  # fmt: skip
+    return RewardModel(tuple(names), tuple(a.name.lower() for a in Action),
+                       DELIBERATION_INPUTS[1:], fit.theta, env_id="assembly/Deliberation-v0",
+                       info=info)  # fmt: skip
+
+
+def held_out_log_likelihood(
+    records: ResolutionRecords,
+    train: np.ndarray,
+    test: np.ndarray,
+    countries: Sequence[str] | None = None,
+    *,
+    l2: float = 10.0,
+    shrinkage: Shrinkage = "global",
+    layout: Sequence[str] = DELIBERATION_LAYOUT,
+) -> dict[str, float]:
+    """Fit on the ``train`` resolutions, score the recorded decisions of the ``test`` ones.
+
+    Test resolutions are described by the training period's votes only. Returns the number of
+    held-out decisions and their log-likelihood per decision under the fitted policy
+    (partial episodes marginalised) and under uniform choice among the valid actions.
+    """
+    fitted, held_out = records.select(train), records.select(test)
+    model = fit_deliberation_rewards(fitted, countries, l2=l2, shrinkage=shrinkage)
+    demos = [d for d in recorded_demonstrations(held_out, model.countries,
+                                                history=fitted.plenary_history())]  # fmt: skip
+    if not demos:
+        raise ValueError("no recorded decision of the fitted countries in the test resolutions")
+    patterns = records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(bool)
+    problem = DeliberationProblem.build(EmpiricalDynamics.fit(fitted), patterns, model.countries)
+    demos.sort(key=lambda d: model.countries.index(d.country))
+    states, actions = problem.trajectories(demos, layout)
+    loglik = problem.log_likelihood(model.theta, states, actions)
+    decisions = int((actions != UNRECORDED).sum())
+    uniform = sum(float(-np.log(m.sum(axis=1)).sum()) for m in (d.masks for d in demos))
+    return {"decisions": decisions, "log-lik (IRL)": float(loglik.sum()) / decisions,
+            "log-lik (uniform)": uniform / decisions}  # fmt: skip

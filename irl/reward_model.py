@@ -260,12 +260,20 @@ class RewardModel:
             frame[f"p_{name}"] = probs[:, :, a].ravel()
         return frame
 
-    def explain(self, country: str | None = None) -> pd.DataFrame:
+    def explain(
+        self, country: str | None = None, *, relative_to: str | None = None
+    ) -> pd.DataFrame:
         """Weights table.
 
         Args:
             country: one country (its weights with standard errors and z-scores), or None
                 (every weight's mean and spread across countries).
+            relative_to: an action name: report θ_a − θ_ref, the reward of each action
+                relative to that one in the same state (its column is then 0; standard
+                errors are left out). Weights that never act (``info["inert"]``: action →
+                feature names, e.g. COSPONSOR's stage features) are reported as 0. A
+                multi-step model's policy also reads the reference's own weights on features
+                that change within an episode: they stay in :attr:`theta`.
 
         Returns:
             For a country: rows (feature), columns ``<action>`` weights, ``<action>_se`` and
@@ -274,15 +282,26 @@ class RewardModel:
         """
         features = ("bias", *self.obs_names)
         table = pd.DataFrame(index=pd.Index(features, name="feature"))
+        theta = self.theta
+        if relative_to is not None:
+            if relative_to not in self.action_names:
+                raise DataError("reward model", f"unknown action {relative_to!r}; the model's "
+                                f"actions are {', '.join(self.action_names)}")  # fmt: skip
+            reference = self.action_names.index(relative_to)
+            theta = theta - theta[:, [reference]]
+            names = ("bias", *self.obs_names)
+            for action, inert in self.info.get("inert", {}).items():
+                for feature in inert:
+                    theta[:, self.action_names.index(action), names.index(feature)] = 0.0
         if country is None:
             for a, name in enumerate(self.action_names):
-                table[f"{name}_mean"] = self.theta[:, a].mean(axis=0)
-                table[f"{name}_sd"] = self.theta[:, a].std(axis=0)
+                table[f"{name}_mean"] = theta[:, a].mean(axis=0)
+                table[f"{name}_sd"] = theta[:, a].std(axis=0)
             return table
         row = self.country_index(country)
         for a, name in enumerate(self.action_names):
-            table[name] = self.theta[row, a]
-            if self.standard_errors is not None:
+            table[name] = theta[row, a]
+            if self.standard_errors is not None and relative_to is None:
                 se = self.standard_errors[row, a]
                 table[f"{name}_se"] = se
                 table[f"{name}_z"] = np.where(

@@ -26,7 +26,8 @@ differ between countries (own votes) count every transition.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,14 @@ from assembly_gym.envs.legislative.backoff import nested_backoff
 from assembly_gym.world_models.base import Transitions, register_world_model
 from assembly_gym.world_models.checkpoint import arrays_from_bytes, arrays_to_bytes
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
-from assembly_gym.world_models.schema import OneHotPart, ShareBinsPart, VoteSharesPart
+from assembly_gym.world_models.schema import (
+    Cumulative,
+    OneHotPart,
+    RowCumulative,
+    ShareBinsPart,
+    VoteSharesPart,
+    cumulative,
+)
 
 __all__ = ["EmpiricalModel"]
 
@@ -102,6 +110,22 @@ class EmpiricalModel(HeadModel):
                     classes, _ = part.targets(obs)[name]
                     columns.append((classes * self.coarse_bins // size, self.coarse_bins))
         return columns
+
+    def _row_code(self, obs: Sequence[float], action: int) -> int:
+        """:meth:`_finest_codes` of one state as Python floats, in Python ints."""
+        coder = self._coder
+        code = action
+        for dims, none, radix in coder.row_groups:
+            for i, j in enumerate(dims):
+                if obs[j] > 0.5:
+                    code += (i + none) * radix
+                    break
+        for part, coarse, radix in coder.row_shares:
+            if isinstance(part, VoteSharesPart):
+                code += coarse[part.yes_class(obs)] * radix
+            else:
+                code += coarse[part.codec.encode_one(obs[part.dim])] * radix
+        return code
 
     def _level_ends(self) -> list[int]:
         """How many context columns each level uses: none, then one more per level."""
@@ -176,7 +200,7 @@ class EmpiricalModel(HeadModel):
                 np.where(valid, classes, 0), size, s, np.full(size, 1 / size),
                 group_weight if shared else None,
             )  # fmt: skip
-        self.__dict__.pop("_lookup", None)
+        self._forget()
         self._tables = [
             {"codes": table["codes"], **{name: heads[name][k] for name in heads},
              "mean": table["mean"], "std": table["std"]}
@@ -191,28 +215,176 @@ class EmpiricalModel(HeadModel):
         return 1
 
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
-        columns = self._context(obs, action)
-        n = len(obs)
-        level = np.zeros(n, dtype=np.int64)
-        index = np.zeros(n, dtype=np.int64)
-        levels = list(self._level_codes(columns, n))
-        todo = np.arange(n)  # rows whose finest seen level is not found yet
-        for k in range(len(levels) - 1, -1, -1):  # finest first; level 0 knows every row
-            known, codes = self._tables[k]["codes"], levels[k][todo]
-            position = np.minimum(np.searchsorted(known, codes), len(known) - 1)
-            found = known[position] == codes
-            level[todo[found]], index[todo[found]] = k, position[found]
-            todo = todo[~found]
-            if not todo.size:
-                break
+        return self._head_outputs(self._rows(obs, action))
 
-        flat, offsets = self._lookup
-        rows = offsets[level] + index  # one gather per table from the levels stacked
+    def _head_outputs(self, rows: np.ndarray) -> HeadOutputs:
+        """The tables' rows ``rows`` (N,) of the stacked levels as one member's outputs."""
+        flat, _ = self._lookup
         return HeadOutputs(
             probs={name: flat[name][rows][None] for name in self._fitted_schema().heads},
             mean=flat["mean"][rows][None],
             std=flat["std"][rows][None],
         )
+
+    def _rows(self, obs: np.ndarray, action: np.ndarray) -> np.ndarray:
+        """The stacked tables' row of each (s, a), (N,): its finest context seen in training.
+
+        Finest codes met before are looked up at once (:attr:`_known`, which remembers
+        those resolved here); the others back off level by level (:meth:`_back_off`).
+        """
+        codes = self._finest_codes(obs, action)
+        known, known_rows = self._known
+        position = np.minimum(np.searchsorted(known, codes), len(known) - 1)
+        rows = known_rows[position]
+        missing = np.flatnonzero(known[position] != codes)
+        if missing.size:
+            new, inverse = np.unique(codes[missing], return_inverse=True)
+            resolved = self._back_off(new)
+            rows[missing] = resolved[inverse.reshape(-1)]
+            merged = np.concatenate([known, new])
+            order = np.argsort(merged, kind="stable")
+            self._known = merged[order], np.concatenate([known_rows, resolved])[order]
+        return rows
+
+    def _back_off(self, codes: np.ndarray) -> np.ndarray:
+        """The stacked row of each finest code (N,) at the finest level that knows it.
+
+        A level's code is the finest code modulo the product of its columns' sizes (the
+        mixed radix of :meth:`_level_codes`), so one code per row serves every level.
+        """
+        _, offsets = self._lookup
+        rows = np.zeros(len(codes), dtype=np.int64)
+        todo = np.arange(len(codes))  # rows whose finest seen level is not found yet
+        for k in range(len(self._tables) - 1, -1, -1):  # finest first; level 0 knows every row
+            known, wanted = self._tables[k]["codes"], codes[todo] % self._coder.radices[k]
+            position = np.minimum(np.searchsorted(known, wanted), len(known) - 1)
+            found = known[position] == wanted
+            rows[todo[found]] = offsets[k] + position[found]
+            todo = todo[~found]
+            if not todo.size:
+                break
+        return rows
+
+    @functools.cached_property
+    def _known(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted finest codes, their stacked rows): the finest level's, then those met."""
+        _, offsets = self._lookup
+        codes = self._tables[-1]["codes"]
+        return codes, offsets[-1] + np.arange(len(codes), dtype=np.int64)
+
+    def _finest_codes(self, obs: np.ndarray, action: np.ndarray) -> np.ndarray:
+        """The finest context code of each row, (N,) int64: :meth:`_context`'s, in a few calls.
+
+        The 0/1 columns (one-hot classes, binary copied dims) come from one table: each
+        column's bits, as an integer, index the class they stand for.
+        """
+        coder = self._coder
+        bits = (np.take(obs, coder.bit_dims, axis=1) > 0.5).astype(np.float32)
+        patterns = (bits @ coder.bit_weights).astype(np.int64)  # exact: small integers
+        values = np.take(coder.classes, patterns + coder.class_offsets)
+        codes = action + values @ coder.bit_radices
+        for part, coarse, radix in coder.shares:
+            if isinstance(part, VoteSharesPart):
+                classes = part.yes_classes(obs)
+            else:
+                classes = part.codec.encode(obs[:, part.dim])
+            codes += np.take(coarse, classes) * radix
+        return codes
+
+    @functools.cached_property
+    def _coder(self) -> _Coder:
+        """What :meth:`_finest_codes` needs, from the schema and the context columns."""
+        parts = self._fitted_schema().parts
+        groups = [(p.dims, int(p.has_none)) for p in parts if isinstance(p, OneHotPart)]
+        groups += [((int(j),), 1) for j in self._binary_copied]  # 0/1: the "none" class is 0
+        sizes = [self.n_actions] + [len(dims) + none for dims, none in groups]
+        bit_dims = [j for dims, _ in groups for j in dims]
+        weights = np.zeros((len(bit_dims), len(groups)), dtype=np.float32)
+        tables, row = [], 0
+        for c, (dims, none) in enumerate(groups):
+            weights[row : row + len(dims), c] = 2.0 ** np.arange(len(dims))
+            row += len(dims)
+            patterns = np.arange(2 ** len(dims))
+            lowest = np.array([(p & -p).bit_length() - 1 for p in patterns.tolist()])
+            tables.append(np.where(patterns > 0, lowest + none, 0))  # first hot dim, as argmax
+        shares: list[tuple[ShareBinsPart | VoteSharesPart, np.ndarray, int]] = []
+        for part in parts:
+            if isinstance(part, VoteSharesPart):
+                classes = np.arange(1 + part.yes.n_bins)
+                coarse = np.where(classes > 0, 1 + (classes - 1) * self.coarse_bins
+                                  // part.yes.n_bins, 0)  # fmt: skip
+                shares.append((part, coarse, self.coarse_bins + 1))
+            elif isinstance(part, ShareBinsPart):
+                coarse = np.arange(part.codec.n_bins) * self.coarse_bins // part.codec.n_bins
+                shares.append((part, coarse, self.coarse_bins))
+        sizes += [size for _, _, size in shares]
+        radices = np.cumprod([1] + sizes).astype(np.int64)
+        return _Coder(
+            row_groups=[(dims, none, int(radix)) for (dims, none), radix
+                        in zip(groups, radices[1 : 1 + len(groups)], strict=True)],
+            row_shares=[(part, coarse.tolist(), int(radices[1 + len(groups) + i]))
+                        for i, (part, coarse, _) in enumerate(shares)],
+            bit_dims=np.array(bit_dims, dtype=np.int64), bit_weights=weights,
+            classes=np.concatenate(tables).astype(np.int64),
+            class_offsets=np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64),
+            bit_radices=radices[1 : 1 + len(groups)],
+            shares=[(part, coarse.astype(np.int64), int(radices[1 + len(groups) + i]))
+                    for i, (part, coarse, _) in enumerate(shares)],
+            radices=radices,
+        )  # fmt: skip
+
+    def _member_cumulative(
+        self, obs: np.ndarray, action: np.ndarray, member: np.ndarray
+    ) -> tuple[Cumulative, np.ndarray, np.ndarray]:
+        """Cumulative tables gathered at each row's context (computed once per model)."""
+        flat, _ = self._lookup
+        rows = self._rows(obs, action)
+        cdfs = self._cumulative_tables
+        mean, std = (np.take(flat[key], rows, axis=0) for key in ("mean", "std"))
+        return {name: np.take(cdfs[name], rows, axis=0) for name in cdfs}, mean, std
+
+    def _row_cumulative(
+        self, obs: np.ndarray, action: int, member: int
+    ) -> tuple[RowCumulative, Sequence[float], Sequence[float]]:
+        """One state's context → its table row (remembered per code) → its lists (per row)."""
+        code = self._row_code(obs.tolist(), action)
+        row = self._row_of_code.get(code)
+        if row is None:
+            row = self._row_of_code[code] = int(self._back_off(np.array([code]))[0])
+        lists = self._row_lists.get(row)
+        if lists is None:
+            flat, _ = self._lookup
+            cdfs = self._cumulative_tables
+            lists = self._row_lists[row] = (
+                {name: cdfs[name][row].tolist() for name in cdfs},
+                flat["mean"][row].tolist(), flat["std"][row].tolist(),
+            )  # fmt: skip
+        return lists
+
+    @functools.cached_property
+    def _cumulative_tables(self) -> dict[str, np.ndarray]:
+        """Every head's cumulative class probabilities per stacked row, (rows, K) float64."""
+        flat, _ = self._lookup
+        heads = self._fitted_schema().heads  # row-major: a gather of rows reads each whole
+        return {name: np.ascontiguousarray(cumulative(flat[name])) for name in heads}
+
+    @functools.cached_property
+    def _row_of_code(self) -> dict[int, int]:
+        """Finest context code → stacked row: the finest level's, then unseen ones as met."""
+        _, offsets = self._lookup
+        codes = self._tables[-1]["codes"].tolist()
+        return dict(zip(codes, range(int(offsets[-1]), int(offsets[-1]) + len(codes)), strict=True))
+
+    @functools.cached_property
+    def _row_lists(self) -> dict[int, tuple[dict[str, list[float]], list[float], list[float]]]:
+        """Stacked row → its cumulative lists, mean and std, filled as one-row samples go."""
+        return {}
+
+    def _forget(self) -> None:
+        """Drop everything computed from the tables (after :meth:`fit` or :meth:`load`)."""
+        for name in ("_lookup", "_cumulative_tables", "_row_of_code", "_row_lists", "_coder",
+                     "_known"):  # fmt: skip
+            self.__dict__.pop(name, None)
 
     @functools.cached_property
     def _lookup(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -249,11 +421,38 @@ class EmpiricalModel(HeadModel):
         arrays = arrays_from_bytes(files[_TABLES], source / _TABLES)
         n_levels = len(self._level_ends())
         keys = ("codes", "mean", "std", *self._fitted_schema().heads)
-        self.__dict__.pop("_lookup", None)
+        self._forget()
         try:
             self._tables = [{key: arrays[f"{k}/{key}"] for key in keys} for k in range(n_levels)]
         except KeyError as error:
             raise CheckpointError(f"{source / _TABLES}: missing table {error}") from error
+
+
+@dataclass(frozen=True)
+class _Coder:
+    """How :meth:`EmpiricalModel._finest_codes` computes context codes.
+
+    Attributes:
+        row_groups: (dims, 1 if class 0 is "none", radix) of each 0/1 column, for one row.
+        row_shares: :attr:`shares` with Python lists, for one row.
+        bit_dims: the dims of every 0/1 column (one-hot parts, binary copied dims), in order.
+        bit_weights: (len(bit_dims), columns) float32: a column's bits → their integer.
+        classes: every column's class per bit pattern, concatenated; ``class_offsets`` its
+            start per column.
+        bit_radices: the 0/1 columns' radices (the action's is 1).
+        shares: (part, coarse bin of each of its classes, radix) of each share column.
+        radices: the product of the first k columns' sizes, k = 0 … all, (levels + 1,).
+    """
+
+    row_groups: list[tuple[tuple[int, ...], int, int]]
+    row_shares: list[tuple[ShareBinsPart | VoteSharesPart, list[int], int]]
+    bit_dims: np.ndarray
+    bit_weights: np.ndarray
+    classes: np.ndarray
+    class_offsets: np.ndarray
+    bit_radices: np.ndarray
+    shares: list[tuple[ShareBinsPart | VoteSharesPart, np.ndarray, int]]
+    radices: np.ndarray
 
 
 def _group_steps(transitions: Transitions) -> np.ndarray:

@@ -31,7 +31,13 @@ from assembly_gym.world_models.checkpoint import (
     checkpoint_file,
     save_checkpoint,
 )
-from assembly_gym.world_models.schema import OneHotPart, StateSchema
+from assembly_gym.world_models.schema import (
+    Cumulative,
+    OneHotPart,
+    RowCumulative,
+    StateSchema,
+    cumulative,
+)
 
 __all__ = ["HeadModel", "HeadOutputs"]
 
@@ -118,6 +124,22 @@ class HeadModel(abc.ABC):
         probs = {name: p[member, rows] for name, p in out.probs.items()}
         return probs, out.mean[member, rows], out.std[member, rows]
 
+    def _member_cumulative(
+        self, obs: np.ndarray, action: np.ndarray, member: np.ndarray
+    ) -> tuple[Cumulative, np.ndarray, np.ndarray]:
+        """:meth:`_member_outputs` with cumulative class probabilities per head (N, K)."""
+        probs, mean, std = self._member_outputs(obs, action, member)
+        return {name: cumulative(p) for name, p in probs.items()}, mean, std
+
+    def _row_cumulative(
+        self, obs: np.ndarray, action: int, member: int
+    ) -> tuple[RowCumulative, Sequence[float], Sequence[float]]:
+        """:meth:`_member_cumulative` of one state (d,): lists of Python floats."""
+        cdfs, mean, std = self._member_cumulative(
+            obs[None], np.array([action]), np.array([member])
+        )
+        return {name: c[0].tolist() for name, c in cdfs.items()}, mean[0].tolist(), std[0].tolist()
+
     @abc.abstractmethod
     def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
         """(JSON config, parameter files) that :meth:`_restore` rebuilds the model from."""
@@ -189,11 +211,36 @@ class HeadModel(abc.ABC):
         )
 
     def sample(self, obs: np.ndarray, action: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One s' per row from a member drawn per row (the ensemble mixture), (N, d) float32."""
+        """One s' per row from a member drawn per row (the ensemble mixture), (N, d) float32.
+
+        A batch of one row is :meth:`sample_one`'s draw (the same random numbers).
+        """
         obs, action = self._check(obs, action)
-        member = rng.integers(self.n_members, size=len(obs))
-        probs, mean, std = self._member_outputs(obs, action, member)
-        return self._fitted_schema().sample(obs, probs, mean, std, rng)
+        if len(obs) == 1:
+            return self.sample_one(obs[0], int(action[0]), rng)[None]
+        n = len(obs)
+        member = rng.integers(self.n_members, size=n) if self.n_members > 1 else np.zeros(n, int)
+        cdfs, mean, std = self._member_cumulative(obs, action, member)
+        return self._fitted_schema().sample_cumulative(obs, cdfs, mean, std, rng)
+
+    def sample_one(self, obs: np.ndarray, action: int, rng: np.random.Generator) -> np.ndarray:
+        """One s' of one state: what :meth:`sample` draws for it alone, with less overhead.
+
+        Args:
+            obs: the state, shape (d,) float32.
+            action: the action, an int in ``0..n_actions - 1``.
+            rng: the generator (a member from it, with several, then the state's draws).
+
+        Returns:
+            s', shape (d,) float32.
+        """
+        schema = self._fitted_schema()
+        if obs.shape != (len(self.obs_names),) or not 0 <= action < self.n_actions:
+            raise ValueError(f"expected a state ({len(self.obs_names)},) and an action in "
+                             f"0..{self.n_actions - 1}, got {obs.shape} and {action}")  # fmt: skip
+        member = int(rng.integers(self.n_members)) if self.n_members > 1 else 0
+        cdfs, mean, std = self._row_cumulative(obs, action, member)
+        return schema.sample_row(obs, cdfs, mean, std, rng)
 
     def log_prob(self, obs: np.ndarray, action: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
         """Log p(s' | s, a) of the members' mixture in nats, shape (N,).
@@ -222,6 +269,18 @@ class HeadModel(abc.ABC):
         """
         obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
         return self._mask_table[self._mask_keys(obs)]
+
+    def action_mask_one(self, obs: np.ndarray) -> np.ndarray:
+        """:meth:`action_masks` of one state (d,), shape (A,) bool, a fresh array."""
+        schema, dims = self.__dict__.get("_stage_dims", (None, ()))
+        if schema is not self.schema:  # the stage's dims, looked up once per schema
+            stage = self._stage_part()
+            schema, dims = self.__dict__["_stage_dims"] = (
+                self.schema, () if stage is None else stage.dims
+            )  # fmt: skip
+        values = obs.tolist() if dims else []
+        key = next((i for i, j in enumerate(dims) if values[j] > 0.5), 0)
+        return self._mask_table[key].copy()
 
     @property
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -28,17 +28,26 @@ A ``done`` head (2 classes) models the end of an episode, for envs without a sta
 Heads are independent given (s, a), except in sampling: a declared outcome is drawn first
 and the tally of the vote that decides it then given it, so that they agree (the
 declaration's :class:`~assembly_gym.core.state.OutcomeRule`).
+
+Sampling draws every class by the inverse CDF from uniforms: one ``rng.random((N, k))`` per
+batch (k fixed by the schema, :attr:`StateSchema.n_uniforms`), a few more only for the tallies
+redrawn to agree with an outcome, then the Gaussians' normals. :meth:`StateSchema.sample_row`
+draws one state with the same random numbers as :meth:`StateSchema.sample_cumulative` on a
+batch of that one row, in plain Python floats: at one row NumPy's per-call overhead (about a
+microsecond per call, dozens of calls) would cost more than the arithmetic.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
-from assembly_gym.core.state import StateDeclaration
+from assembly_gym.core.state import OutcomeRule, StateDeclaration
 from assembly_gym.envs.declarations import declaration_for_layout
 from assembly_gym.world_models.base import Transitions
 
@@ -59,31 +68,40 @@ STAGE = "stage"
 """Name of the head that predicts the declared stage."""
 
 _EMPTY = 1e-6  # a vote whose shares sum below this has not happened (all zero)
-_CANDIDATES = 8  # tallies drawn per sample to agree with the sampled outcome
-_BY_COLUMN = 64  # rows from which a draw runs column by column
+_CANDIDATES = 8  # tallies drawn per sample, at most, to agree with the sampled outcome
+_BY_COLUMN = 64  # rows from which a cumulative sum runs column by column
+
+Cumulative = Mapping[str, np.ndarray]
+"""Head name → cumulative class probabilities of each row, (N, K) (a row's last: its total)."""
+RowCumulative = Mapping[str, Sequence[float]]
+"""Head name → cumulative class probabilities of one row, length K."""
 
 
 def _log(p: np.ndarray) -> np.ndarray:
     return np.log(np.clip(p, 1e-12, None))
 
 
-def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One class per row of (N, K) probabilities, by the inverse CDF; shape (N,)."""
-    n, k = len(probs), probs.shape[1]
-    if n < _BY_COLUMN:
-        cdf = np.cumsum(probs, axis=1)
-        u = rng.random(n)[:, None] * cdf[:, -1:]
-        return np.minimum((u >= cdf).sum(axis=1), k - 1)
+def cumulative(probs: np.ndarray) -> np.ndarray:
+    """Cumulative sums along the rows of (N, K) probabilities, (N, K) float64."""
+    if len(probs) < _BY_COLUMN:
+        return np.cumsum(probs, axis=1)
     # A batch: column by column, the same sums in the same order (so the same classes),
     # several times faster than cumsum along short rows.
-    cdf = np.array(probs, order="F")
-    for j in range(1, k):
+    cdf = np.array(probs, dtype=np.float64, order="F")
+    for j in range(1, cdf.shape[1]):
         np.add(cdf[:, j - 1], cdf[:, j], out=cdf[:, j])
-    u = rng.random(n) * cdf[:, -1]
-    classes = np.zeros(n, dtype=np.int64)
-    for j in range(k - 1):  # the last column counts only where the minimum below clips it
-        classes += u >= cdf[:, j]
-    return classes
+    return cdf
+
+
+def _classes(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The class of each row by the inverse CDF: cumulative (N, K), uniforms (N,) → (N,)."""
+    counts = np.count_nonzero(cdf <= (u * cdf[:, -1])[:, None], axis=1)
+    return np.minimum(counts, cdf.shape[1] - 1)  # the last column counts only past the total
+
+
+def _class(cdf: Sequence[float], u: float) -> int:
+    """:func:`_classes` of one row."""
+    return min(bisect.bisect_right(cdf, u * cdf[-1]), len(cdf) - 1)
 
 
 @dataclass(frozen=True)
@@ -134,12 +152,37 @@ class BinCodec:
 
     def sample(self, bins: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A value inside each bin, drawn from the bin's training quantiles, shape (N,)."""
+        return self.values(bins, rng.random(len(bins)))
+
+    def values(self, bins: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The value inside each bin at uniform ``u`` (N,) of its quantile function, (N,)."""
         n_levels = self.quantiles.shape[1]
-        position = rng.random(len(bins)) * (n_levels - 1)
+        position = u * (n_levels - 1)
         low = np.minimum(position.astype(np.int64), n_levels - 2)
         fraction = position - low
         below, above = self.quantiles[bins, low], self.quantiles[bins, low + 1]
         return below + fraction * (above - below)
+
+    def value(self, k: int, u: float) -> float:
+        """:meth:`values` of one bin ``k``, in Python floats (the same arithmetic)."""
+        levels = self._levels[k]
+        position = u * (len(levels) - 1)
+        low = min(int(position), len(levels) - 2)
+        fraction = position - low
+        below = levels[low]
+        return below + fraction * (levels[low + 1] - below)
+
+    def encode_one(self, value: float) -> int:
+        """:meth:`encode` of one value."""
+        return bisect.bisect_right(self._inner, value)
+
+    @functools.cached_property
+    def _levels(self) -> list[list[float]]:
+        return self.quantiles.tolist()
+
+    @functools.cached_property
+    def _inner(self) -> list[float]:
+        return self.edges[1:-1].tolist()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -182,13 +225,24 @@ class OneHotPart:
         """Expected values of the dims, shape (N, len(dims))."""
         return probs[self.name][:, int(self.has_none) :]
 
-    def sample(self, probs: Mapping[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
-        """Sampled values of the dims, shape (N, len(dims))."""
-        classes = _draw(probs[self.name], rng) - int(self.has_none)
+    n_uniforms = 1
+    """Uniforms per sampled row: the class."""
+
+    def draw(self, cdfs: Cumulative, u: np.ndarray) -> np.ndarray:
+        """Sampled values of the dims from uniforms (N, 1), shape (N, len(dims))."""
+        classes = _classes(cdfs[self.name], u[:, 0]) - int(self.has_none)
         out = np.zeros((len(classes), len(self.dims)))
         hot = classes >= 0
         out[np.flatnonzero(hot), classes[hot]] = 1.0
         return out
+
+    def draw_row(self, out: list[float], cdfs: RowCumulative, u: Sequence[float], at: int) -> None:
+        """:meth:`draw` of one row into the state ``out``, with the uniform ``u[at]``."""
+        hot = _class(cdfs[self.name], u[at]) - self.has_none
+        for j in self.dims:
+            out[j] = 0.0
+        if hot >= 0:
+            out[self.dims[hot]] = 1.0
 
     def log_likelihood(self, values: np.ndarray, probs: Mapping[str, np.ndarray]) -> np.ndarray:
         """Log p of each row's class (nats), shape (N,); 0 where the class is undefined."""
@@ -228,9 +282,17 @@ class ShareBinsPart:
         """Expected share, shape (N, 1)."""
         return (probs[f"{self.name}_bin"] @ self.codec.means)[:, None]
 
-    def sample(self, probs: Mapping[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
-        """Sampled share, shape (N, 1)."""
-        return self.codec.sample(_draw(probs[f"{self.name}_bin"], rng), rng)[:, None]
+    n_uniforms = 2
+    """Uniforms per sampled row: the bin and the value inside it."""
+
+    def draw(self, cdfs: Cumulative, u: np.ndarray) -> np.ndarray:
+        """Sampled share from uniforms (N, 2), shape (N, 1)."""
+        bins = _classes(cdfs[f"{self.name}_bin"], u[:, 0])
+        return self.codec.values(bins, u[:, 1])[:, None]
+
+    def draw_row(self, out: list[float], cdfs: RowCumulative, u: Sequence[float], at: int) -> None:
+        """:meth:`draw` of one row into the state ``out``, with the uniforms ``u[at:at + 2]``."""
+        out[self.dim] = self.codec.value(_class(cdfs[f"{self.name}_bin"], u[at]), u[at + 1])
 
     def log_likelihood(self, values: np.ndarray, probs: Mapping[str, np.ndarray]) -> np.ndarray:
         """Log p of each row's bin (nats), shape (N,)."""
@@ -276,6 +338,11 @@ class VoteSharesPart:
         block = values[:, list(self.dims)]
         return np.where(block.sum(axis=1) > _EMPTY, 1 + self.yes.encode(block[:, 0]), 0)
 
+    def yes_class(self, obs: Sequence[float]) -> int:
+        """:meth:`yes_classes` of one state (d,) as Python floats."""
+        yes, no, abstain = (obs[j] for j in self.dims)
+        return 1 + self.yes.encode_one(yes) if yes + no + abstain > _EMPTY else 0
+
     def targets(self, values: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Classes of both heads and where they are defined."""
         _, yes, rest = self.split(values[:, list(self.dims)])
@@ -293,14 +360,31 @@ class VoteSharesPart:
         rest = probs[f"{self.prefix}_no_rest_bin"] @ self.rest.means
         return np.column_stack([yes, not_yes * rest, not_yes * (1.0 - rest)])
 
-    def sample(self, probs: Mapping[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
-        """Sampled shares, shape (N, 3): all zero, or non-negative and summing to 1."""
-        yes_class = _draw(probs[f"{self.prefix}_yes_bin"], rng)
+    n_uniforms = 4
+    """Uniforms per sampled row: the yes bin, the yes share in it, the rest bin, the rest."""
+
+    def draw(self, cdfs: Cumulative, u: np.ndarray) -> np.ndarray:
+        """Sampled shares from uniforms (N, 4), shape (N, 3): all zero, or ≥ 0 summing to 1."""
+        yes_class = _classes(cdfs[f"{self.prefix}_yes_bin"], u[:, 0])
         voted = yes_class > 0
-        yes = np.where(voted, self.yes.sample(np.maximum(yes_class - 1, 0), rng), 0.0)
-        rest = self.rest.sample(_draw(probs[f"{self.prefix}_no_rest_bin"], rng), rng)
+        yes = np.where(voted, self.yes.values(np.maximum(yes_class - 1, 0), u[:, 1]), 0.0)
+        rest = self.rest.values(_classes(cdfs[f"{self.prefix}_no_rest_bin"], u[:, 2]), u[:, 3])
         not_yes = np.where(voted, 1.0 - yes, 0.0)
         return np.column_stack([yes, not_yes * rest, not_yes * (1.0 - rest)])
+
+    def tally(self, cdfs: RowCumulative, u: Sequence[float], at: int) -> tuple[float, float, float]:
+        """:meth:`draw` of one row, with the uniforms ``u[at:at + 4]``: (yes, no, abstain)."""
+        yes_class = _class(cdfs[f"{self.prefix}_yes_bin"], u[at])
+        rest = self.rest.value(_class(cdfs[f"{self.prefix}_no_rest_bin"], u[at + 2]), u[at + 3])
+        if yes_class == 0:
+            return 0.0, 0.0, 0.0
+        yes = self.yes.value(yes_class - 1, u[at + 1])
+        return yes, (1.0 - yes) * rest, (1.0 - yes) * (1.0 - rest)
+
+    def draw_row(self, out: list[float], cdfs: RowCumulative, u: Sequence[float], at: int) -> None:
+        """:meth:`draw` of one row into the state ``out``, with the uniforms ``u[at:at + 4]``."""
+        for j, value in zip(self.dims, self.tally(cdfs, u, at), strict=True):
+            out[j] = value
 
     def log_likelihood(self, values: np.ndarray, probs: Mapping[str, np.ndarray]) -> np.ndarray:
         """Log p of the yes class plus, where defined, of the rest bin (nats), shape (N,)."""
@@ -349,6 +433,29 @@ class GaussianPart:
 
 
 Part = OneHotPart | ShareBinsPart | VoteSharesPart
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How a schema samples: the parts drawn independently and the outcome rule's parts.
+
+    Attributes:
+        independent: (part, first uniform column) of every part drawn on its own.
+        n_uniforms: uniform columns drawn per row at first.
+        rule: the declared outcome rule, or None when the schema lacks its parts.
+        votes: the vote that decides the outcome, and ``votes_at`` its first column.
+        outcome: the outcome part, and ``outcome_at`` its column.
+        gaussian_dims: the Gaussian dimensions.
+    """
+
+    independent: tuple[tuple[Part, int], ...]
+    n_uniforms: int
+    rule: OutcomeRule | None
+    votes: VoteSharesPart | None
+    votes_at: int
+    outcome: OneHotPart | None
+    outcome_at: int
+    gaussian_dims: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -507,15 +614,122 @@ class StateSchema:
         rng: np.random.Generator,
     ) -> np.ndarray:
         """One s' per row, shape (N, d) float32, clipped to the observation bounds."""
-        out = np.array(obs, dtype=np.float64)
-        for part in self.parts:
-            out[:, list(part.dims)] = part.sample(probs, rng)
-        out[:, self.gaussian.dims] = mean + std * rng.standard_normal(mean.shape)
-        self._sample_consistent_outcome(out, probs, rng)
-        return np.clip(out, self.low, self.high).astype(np.float32)
+        cdfs = {name: cumulative(probs[name]) for name in self.heads if name in probs}
+        return self.sample_cumulative(obs, cdfs, mean, std, rng)
 
-    def _sample_consistent_outcome(
-        self, out: np.ndarray, probs: Mapping[str, np.ndarray], rng: np.random.Generator
+    def sample_cumulative(
+        self, obs: np.ndarray, cdfs: Cumulative, mean: np.ndarray, std: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:  # fmt: skip
+        """:meth:`sample` from cumulative class probabilities (N, K) per head (:func:`cumulative`).
+
+        Draws ``rng.random((N, n_uniforms))``, then (with a declared outcome) a few more for
+        the tallies redrawn to agree with it (:meth:`_consistent_outcome`), then the normals.
+        """
+        plan = self._plan
+        # float32 at once: rounding, then clipping onto float32 bounds, is clipping, then rounding
+        out = np.array(obs, dtype=np.float32)
+        u = rng.random((len(out), plan.n_uniforms))
+        for part, at in plan.independent:
+            out[:, list(part.dims)] = part.draw(cdfs, u[:, at : at + part.n_uniforms])
+        if plan.outcome is not None:
+            self._consistent_outcome(out, cdfs, u, rng)
+        out[:, self.gaussian.dims] = mean + std * rng.standard_normal(mean.shape)
+        low, high = self._bounds_of(len(out))
+        np.maximum(out, low, out=out)
+        return np.minimum(out, high, out=out)
+
+    def _bounds_of(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The bounds repeated for n rows, (n, d) each (those of the last n are kept).
+
+        NumPy clips rows against a same-shape array several times faster than against a
+        broadcast row.
+        """
+        tiled = self.__dict__.get("_tiled_bounds")
+        if tiled is None or len(tiled[0]) != n:
+            tiled = self.__dict__["_tiled_bounds"] = (
+                np.tile(self.low, (n, 1)), np.tile(self.high, (n, 1))
+            )  # fmt: skip
+        return tiled
+
+    def sample_row(
+        self, obs: np.ndarray, cdfs: RowCumulative, mean: Sequence[float], std: Sequence[float],
+        rng: np.random.Generator,
+    ) -> np.ndarray:  # fmt: skip
+        """One s' of one state (d,): what :meth:`sample_cumulative` draws for it as a batch.
+
+        Same random numbers, same arithmetic, in Python floats (see the module docstring).
+
+        Args:
+            obs: the state, shape (d,).
+            cdfs: head name → cumulative class probabilities, length K.
+            mean: Gaussian means (raw units), length n_continuous.
+            std: Gaussian standard deviations (raw units), length n_continuous.
+            rng: the generator.
+
+        Returns:
+            s', shape (d,) float32, clipped to the observation bounds.
+        """
+        plan = self._plan
+        out = obs.tolist()
+        u = rng.random(plan.n_uniforms).tolist()
+        for part, at in plan.independent:
+            part.draw_row(out, cdfs, u, at)
+        if plan.outcome is not None and plan.votes is not None and plan.rule is not None:
+            wanted = _class(cdfs[plan.outcome.name], u[plan.outcome_at]) == 1
+            tally, majority = plan.votes.tally(cdfs, u, plan.votes_at), plan.rule.majority
+            if (tally[0] * (1 - majority) > tally[1] * majority) != wanted:
+                more = rng.random((_CANDIDATES - 1) * VoteSharesPart.n_uniforms).tolist()
+                for at in range(0, len(more), VoteSharesPart.n_uniforms):
+                    again = plan.votes.tally(cdfs, more, at)
+                    if (again[0] * (1 - majority) > again[1] * majority) == wanted:
+                        tally = again
+                        break  # else none agrees: the first and the outcome it implies
+            for j, value in zip(plan.votes.dims, tally, strict=True):
+                out[j] = value
+            out[plan.outcome.dims[0]] = float(tally[0] * (1 - majority) > tally[1] * majority)
+        if len(mean):
+            normals = rng.standard_normal(len(mean)).tolist()
+            for j, m, s, z in zip(plan.gaussian_dims, mean, std, normals, strict=True):
+                out[j] = m + s * z
+        state = np.array(out, dtype=np.float32)  # rounded, then clipped: as sample_cumulative
+        np.maximum(state, self.low, out=state)
+        return np.minimum(state, self.high, out=state)
+
+    @property
+    def n_uniforms(self) -> int:
+        """Uniforms a sample draws per row at first (more only for redrawn tallies)."""
+        return self._plan.n_uniforms
+
+    @functools.cached_property
+    def _plan(self) -> _Plan:
+        """Which parts are drawn independently, which agree with the outcome; uniform columns."""
+        rule = self.declaration.outcome
+        votes: VoteSharesPart | None = None
+        outcome: OneHotPart | None = None
+        if rule is not None:
+            vote_part, outcome_part = self.part(f"{rule.votes}_yes_bin"), self.part(rule.outcome)
+            if isinstance(vote_part, VoteSharesPart) and isinstance(outcome_part, OneHotPart):
+                votes, outcome = vote_part, outcome_part
+        starts = np.cumsum([0] + [p.n_uniforms for p in self.parts]).tolist()
+        first = dict(zip(map(id, self.parts), starts[:-1], strict=True))
+        # the rule draws its vote's dims and a one-dim outcome's (a wider one is drawn too)
+        replaced = [p is votes or (p is outcome and len(p.dims) == 1) for p in self.parts]
+        return _Plan(
+            independent=tuple(
+                (p, first[id(p)]) for p, drop in zip(self.parts, replaced, strict=True) if not drop
+            ),
+            n_uniforms=starts[-1],
+            rule=rule if outcome is not None else None,
+            votes=votes,
+            votes_at=first.get(id(votes), 0),
+            outcome=outcome,
+            outcome_at=first.get(id(outcome), 0),
+            gaussian_dims=tuple(self.gaussian.dims.tolist()),
+        )
+
+    def _consistent_outcome(
+        self, out: np.ndarray, cdfs: Cumulative, u: np.ndarray, rng: np.random.Generator
     ) -> None:
         """Draw the declared outcome, then a tally of its vote that agrees with it.
 
@@ -524,23 +738,29 @@ class StateSchema:
         calibrated), then the tally from the tally heads given that outcome, by rejection:
         the first of :data:`_CANDIDATES` draws that agrees; when none does, the first draw
         and the outcome it implies (:meth:`~assembly_gym.core.state.OutcomeRule.passed`).
+        Only the rows whose first draw disagrees draw the other candidates, all at once
+        (uniforms (n, candidates - 1, 4)).
         """
-        rule = self.declaration.outcome
-        if rule is None:
-            return
-        vote, outcome = self.part(f"{rule.votes}_yes_bin"), self.part(rule.outcome)
-        if not isinstance(vote, VoteSharesPart) or not isinstance(outcome, OneHotPart):
-            return
-        n = out.shape[0]
-        repeated = {name: np.tile(probs[name], (_CANDIDATES, 1)) for name in vote.heads}
-        tallies = vote.sample(repeated, rng).reshape(_CANDIDATES, n, 3)  # one call for K draws
-        implied = rule.passed(tallies[..., 0], tallies[..., 1])  # (K, N)
-        wanted = _draw(probs[rule.outcome], rng) == 1
-        agrees = implied == wanted[None, :]
-        pick = np.where(agrees.any(axis=0), agrees.argmax(axis=0), 0)
-        rows = np.arange(out.shape[0])
-        out[:, list(vote.dims)] = tallies[pick, rows]
-        out[:, outcome.dims[0]] = implied[pick, rows]
+        plan = self._plan
+        votes, outcome, rule = plan.votes, plan.outcome, plan.rule
+        assert votes is not None and outcome is not None and rule is not None
+        wanted = _classes(cdfs[outcome.name], u[:, plan.outcome_at]) == 1
+        at = plan.votes_at
+        tallies = votes.draw(cdfs, u[:, at : at + votes.n_uniforms])
+        implied = rule.passed(tallies[:, 0], tallies[:, 1])
+        todo = np.flatnonzero(implied != wanted)
+        if todo.size:
+            k = _CANDIDATES - 1
+            u_more = rng.random((todo.size * k, votes.n_uniforms))  # row by row, k each
+            repeated = {name: np.repeat(cdfs[name][todo], k, axis=0) for name in votes.heads}
+            again = votes.draw(repeated, u_more).reshape(todo.size, k, 3)
+            passed = rule.passed(again[..., 0], again[..., 1])  # (n, k)
+            agrees = passed == wanted[todo, None]
+            hit, pick = agrees.any(axis=1), agrees.argmax(axis=1)  # the first that agrees
+            rows, pick = todo[hit], pick[hit]
+            tallies[rows], implied[rows] = again[hit, pick], passed[hit, pick]
+        out[:, list(votes.dims)] = tallies
+        out[:, outcome.dims[0]] = implied
 
     def log_likelihood(
         self, next_obs: np.ndarray, probs: Mapping[str, np.ndarray], mean: np.ndarray,

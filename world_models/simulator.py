@@ -25,6 +25,7 @@ from assembly_gym.envs.legislative.render import AssemblyView, Hemicycle, Seat, 
 from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward
 from assembly_gym.envs.options import OptionTypes, checked_options
 from assembly_gym.world_models.base import WorldModel, load_world_model
+from assembly_gym.world_models.heads import HeadModel
 
 __all__ = ["SimulatorEnv"]
 
@@ -186,6 +187,13 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             stages if stages is not None and set(stages.dims) <= set(self.layout) else None
         )
         self._stage_dims = None if self._stages is None else self.layout.indices(self._stages.dims)
+        # the one-state methods of a HeadModel, when the model has them (no batch overhead)
+        self._sample_one = getattr(self.model, "sample_one", None)
+        self._mask_one = getattr(self.model, "action_mask_one", None)
+        # a HeadModel's samples are already clipped onto its bounds, the observation space's
+        self._clipped = isinstance(self.model, HeadModel)
+        self._valid = np.zeros(self.action_space.n, dtype=bool)  # the current state's mask
+        self._stage_now: str | None = None  # and its stage
         self._obs: np.ndarray | None = None
         self._steps = 0
         self._ended = True
@@ -225,35 +233,47 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """
         if self._obs is None or self._ended:
             raise gym.error.ResetNeeded("call reset() before step() and after an episode ends")
-        if not self.action_space.contains(action):
-            raise InvalidActionError(f"action {action!r} is not in {self.action_space}")
-        action = int(action)
-        invalid = not self.action_masks()[action]
+        if not (type(action) is int and 0 <= action < self.action_space.n):  # the common case
+            if not self.action_space.contains(action):
+                raise InvalidActionError(f"action {action!r} is not in {self.action_space}")
+            action = int(action)
+        invalid = not self._valid[action]
         if invalid:
             noop = getattr(self.model, "noop_action", None)
             if self.invalid_action == "raise" or noop is None:
-                valid = np.flatnonzero(self.action_masks()).tolist()
+                valid = np.flatnonzero(self._valid).tolist()
                 raise InvalidActionError(f"action {action} is not valid here; valid: {valid}")
             action = int(noop)
         obs = self._obs
-        rng_state = self.np_random.bit_generator.state  # put back if reward_fn fails
-        next_obs = self.model.sample(obs[None], np.array([action]), self.np_random)[0]
+        # put back if reward_fn fails
+        rng_state = None if self.reward_fn is None else self.np_random.bit_generator.state
+        if self._sample_one is not None:
+            next_obs = self._sample_one(obs, action, self.np_random)
+        else:
+            next_obs = self.model.sample(obs[None], np.array([action]), self.np_random)[0]
         # A sample may stray past the modelled env's bounds (a Gaussian head has no edges):
         # projected onto the box, so that every observation lies in the observation space.
-        space = self.observation_space
-        next_obs = np.clip(np.asarray(next_obs, dtype=np.float32), space.low, space.high)
-        terminated = self._terminated(obs, action, next_obs)
+        if not self._clipped:
+            space = self.observation_space
+            next_obs = np.clip(np.asarray(next_obs, np.float32), space.low, space.high)
+        acted, stage = self._stage_now, self._stage(next_obs)
+        terminated = self._terminated(obs, action, stage)
         steps, limit = self._steps + 1, self.max_episode_steps
         truncated = not terminated and limit is not None and steps >= limit
         ended = terminated or truncated
-        info = self._info(next_obs, steps, ended, invalid, self._stage(obs) or "")
-        try:
-            reward = 0.0 if self.reward_fn is None else checked_reward(
-                self.reward_fn, float(self.reward_fn(obs, action, next_obs, info))
-            )  # fmt: skip
-        except BaseException:
-            self.np_random.bit_generator.state = rng_state
-            raise
+        info = self._info(next_obs, steps, ended, invalid, acted or "", stage)
+        if self.reward_fn is None:
+            reward = 0.0
+        else:
+            try:
+                reward = checked_reward(
+                    self.reward_fn, float(self.reward_fn(obs, action, next_obs, info))
+                )
+            except BaseException:
+                if rng_state is not None:
+                    self.np_random.bit_generator.state = rng_state
+                self._valid, self._stage_now = self._mask(obs, False), acted
+                raise
         self._obs, self._steps, self._ended = next_obs, steps, ended
         self._trace.append(next_obs)
         self._last = {"action": action, "reward": reward}
@@ -269,14 +289,16 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         n = self.action_space.n
         if obs is None or ended:
             return np.zeros(n, dtype=bool)
+        if self._mask_one is not None:
+            return np.asarray(self._mask_one(obs), bool)
         masks = getattr(self.model, "action_masks", None)
         return np.ones(n, dtype=bool) if masks is None else np.asarray(masks(obs[None])[0], bool)
 
     # ------------------------------------------------------------------ helpers
 
-    def _terminated(self, obs: np.ndarray, action: int, next_obs: np.ndarray) -> bool:
+    def _terminated(self, obs: np.ndarray, action: int, stage: str | None) -> bool:
+        """The terminal stage reached (``stage``: the next state's), else a draw of ``done``."""
         if self._stages is not None:
-            stage = self._stages.labels[int(next_obs[self._stage_dims].argmax())]
             return stage == self._stages.terminal
         done = self.model.predict(obs[None], np.array([action])).distributions.get("done")
         return done is not None and bool(self.np_random.random() < done[0, 1])
@@ -289,14 +311,20 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     def _info(
         self, obs: np.ndarray, steps: int, ended: bool, invalid: bool = False,
-        acted_stage: str = "",
+        acted_stage: str = "", stage: str | None = None,
     ) -> dict[str, Any]:  # fmt: skip
-        """The info in state ``obs`` after ``steps`` steps: one set of keys, reset and step."""
+        """The info in state ``obs`` after ``steps`` steps: one set of keys, reset and step.
+
+        Its mask and stage (``stage``: worked out when None) become those :meth:`step`
+        checks the next action against and reports as the acted stage.
+        """
+        self._valid = self._mask(obs, ended)
+        self._stage_now = stage = self._stage(obs) if stage is None else stage
         info: dict[str, Any] = {
-            "step": steps, "action_mask": self._mask(obs, ended), "invalid_action": invalid,
+            "step": steps, "action_mask": self._valid.copy(), "invalid_action": invalid,
         }  # fmt: skip
         if self._stages is not None:
-            info["stage"] = self._stage(obs)
+            info["stage"] = stage
             info["acted_stage"] = acted_stage
         return info
 

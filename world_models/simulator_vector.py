@@ -92,6 +92,8 @@ class SimulatorVectorEnv(VectorEnvBase):
         self._obs = np.zeros((num_envs, d), dtype=np.float32)
         self._steps = np.zeros(num_envs, dtype=np.int64)
         self._ended = np.zeros(num_envs, dtype=bool)  # NEXT_STEP: reset on the coming step
+        self._valid = np.zeros((num_envs, self.env.action_space.n), dtype=bool)  # masks now
+        self._stage_now = np.full(num_envs, "", dtype=object)  # stage labels now
         self._started = False
 
     def reset(
@@ -126,6 +128,7 @@ class SimulatorVectorEnv(VectorEnvBase):
         self._start(everyone)
         self._started = True
         infos = self._infos(self._obs, self._steps, self._ended, *self._placeholders(self.num_envs))
+        self._remember(infos)
         return self._obs.copy(), batched_info(infos, everyone, self.num_envs)
 
     def step(  # arrays typed Any: on 0.29 this overrides gym.Env.step too
@@ -156,24 +159,30 @@ class SimulatorVectorEnv(VectorEnvBase):
         terminated, truncated = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         invalid, acted = self._placeholders(n)
         if moving.size:
-            obs, acts = self._obs[moving], actions[moving]
-            invalid[moving], acts = self._valid_actions(obs, acts)
-            acted[moving] = self._stage_labels(obs)
-            rng_state = self.np_random.bit_generator.state  # put back if reward_fn fails
+            everyone = moving.size == n
+            obs = self._obs if everyone else self._obs[moving]
+            acts = actions if everyone else actions[moving]
+            invalid[moving], acts = self._valid_actions(self._valid[moving], acts)
+            acted[moving] = self._stage_now[moving]
+            reward_fn = self.env.reward_fn
+            # put back if reward_fn fails
+            rng_state = None if reward_fn is None else self.np_random.bit_generator.state
             next_obs = self.model.sample(obs, acts, self.np_random)
-            space = self.env.observation_space
-            next_obs = np.clip(np.asarray(next_obs, dtype=np.float32), space.low, space.high)
+            if not self.env._clipped:
+                space = self.env.observation_space
+                next_obs = np.clip(np.asarray(next_obs, np.float32), space.low, space.high)
             term = self._terminated(obs, acts, next_obs)
             steps = self._steps[moving] + 1
             limit = self.env.max_episode_steps
             trunc = ~term & (steps >= limit) if limit is not None else np.zeros_like(term)
-            info = self._infos(next_obs, steps, term | trunc, invalid[moving], acted[moving])
-            try:
-                if self.env.reward_fn is not None:
-                    rewards[moving] = batch_rewards(self.env.reward_fn, obs, acts, next_obs, info)
-            except BaseException:
-                self.np_random.bit_generator.state = rng_state
-                raise
+            if reward_fn is not None:
+                info = self._infos(next_obs, steps, term | trunc, invalid[moving], acted[moving])
+                try:
+                    rewards[moving] = batch_rewards(reward_fn, obs, acts, next_obs, info)
+                except BaseException:
+                    if rng_state is not None:
+                        self.np_random.bit_generator.state = rng_state
+                    raise
             self._obs[moving], self._steps[moving] = next_obs, steps
             terminated[moving], truncated[moving] = term, trunc
         ended = terminated | truncated
@@ -188,6 +197,7 @@ class SimulatorVectorEnv(VectorEnvBase):
             self._start(restart)
             invalid[restart], acted[restart] = self._placeholders(restart.size)
         state = self._infos(self._obs, self._steps, self._ended, invalid, acted)
+        self._remember(state)
         infos.update(batched_info(state, np.arange(n), n))
         return self._obs.copy(), rewards, terminated, truncated, infos
 
@@ -203,6 +213,12 @@ class SimulatorVectorEnv(VectorEnvBase):
 
     # ------------------------------------------------------------------ helpers
 
+    def _remember(self, infos: dict[str, np.ndarray]) -> None:
+        """Keep the current states' masks and stages (the next step checks and reports them)."""
+        self._valid = infos["action_mask"].copy()
+        if "stage" in infos:
+            self._stage_now = infos["stage"].copy()
+
     def _start(self, envs: np.ndarray) -> None:
         """New episodes in the sub-envs ``envs``: start states drawn as the single env does."""
         start = self._options.get("start_state")
@@ -217,8 +233,8 @@ class SimulatorVectorEnv(VectorEnvBase):
         """The last observation and info of the episodes ending in ``ended`` (same-step rule)."""
         n = self.num_envs
         final_obs, mask = np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
-        for i in ended:
-            final_obs[i] = self._obs[i].copy()
+        for i, row in zip(ended.tolist(), self._obs[ended], strict=True):  # rows of one copy
+            final_obs[i] = row
         mask[ended] = True
         last = self._infos(
             self._obs[ended], self._steps[ended], np.ones(len(ended), dtype=bool),
@@ -252,9 +268,15 @@ class SimulatorVectorEnv(VectorEnvBase):
         valid = np.ones((len(obs), n), bool) if masks is None else np.asarray(masks(obs), bool)
         return valid & ~ended[:, None]
 
-    def _valid_actions(self, obs: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(which actions were invalid, the actions with those replaced by the no-op)."""
-        invalid = ~self._masks(obs, np.zeros(len(obs), dtype=bool))[np.arange(len(obs)), actions]
+    def _valid_actions(
+        self, masks: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Which actions were invalid (``masks``: the states' (k, n)), and the actions then.
+
+        Returns:
+            (invalid (k,) bool, the actions with the invalid ones replaced by the no-op).
+        """
+        invalid = ~masks[np.arange(len(masks)), actions]
         if not invalid.any():
             return invalid, actions
         noop = getattr(self.model, "noop_action", None)

@@ -25,6 +25,7 @@ from assembly_gym.agents.debate.claims import (
     ClaimReport,
 )
 from assembly_gym.agents.debate.config import TrainConfig
+from assembly_gym.agents.debate.forecast import ClaimProfiles
 from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
 from assembly_gym.agents.debate.loggers import (
     JSON_LOG_KIND,
@@ -36,6 +37,7 @@ from assembly_gym.agents.debate.loggers import (
 )
 from assembly_gym.agents.debate.model import MODEL_KIND, DebateModel, create_debate_model
 from assembly_gym.agents.debate.observations import (
+    ABOUT,
     UNLABELLED,
     VOTE_NAMES,
     Observations,
@@ -46,9 +48,10 @@ from assembly_gym.agents.debate.observations import (
     rollcall_observations,
 )
 from assembly_gym.agents.debate.plots import allocations_figure, plot_allocations
-from assembly_gym.agents.debate.synthetic import plant_mixture
+from assembly_gym.agents.debate.synthetic import plant_mixture, synthetic_person
 from assembly_gym.agents.debate.tendencies import (
     EPSILON,
+    PERSON_TENDENCIES,
     Tendency,
     TendencyAgent,
     compute_claims,
@@ -66,9 +69,11 @@ from assembly_gym.agents.debate.validator import (
 )
 
 __all__ = [
+    "ABOUT",
     "EPSILON",
     "JSON_LOG_KIND",
     "MODEL_KIND",
+    "PERSON_TENDENCIES",
     "PROTOCOL",
     "UNLABELLED",
     "VOTE_NAMES",
@@ -76,6 +81,7 @@ __all__ = [
     "BatchError",
     "Claim",
     "ClaimModel",
+    "ClaimProfiles",
     "ClaimModelError",
     "ClaimReport",
     "ClaimSet",
@@ -113,6 +119,7 @@ __all__ = [
     "plot_allocations",
     "project_bounded_simplex",
     "rollcall_observations",
+    "synthetic_person",
     "significance_stars",
     "text_agents",
     "text_relevance",

@@ -3,8 +3,10 @@
 The command is run once per batch of observations. It reads one JSON document on stdin::
 
     {"protocol": "assembly-gym-debate-claims/1",
+     "epoch": 1,                                          (the training epoch asking)
      "actions": ["yes", "no", "abstain"],                 (empty for free text)
-     "tendencies": [{"name": "human rights", "description": "..."}, ...],
+     "tendencies": [{"name": "human rights", "description": "...",
+                     "allocation": 0.14}, ...],           (its current share)
      "observations": [{"id": "3412", "text": "...",        (text when there is one)
                        "features": {"issue_hr": 1.0, ...}}, ...]}   (named features, if any)
 
@@ -20,6 +22,12 @@ a (tendency, observation) pair the command does not mention makes no claim (unif
 A batch whose command times out, exits with a non-zero code or prints something that does not
 follow this schema is reported as a :class:`BatchError`; its observations take their claims
 from the fallback (the built-in scorers) when one is given.
+
+Two settings give the command its role in training (:class:`ClaimModel`): ``refresh`` asks
+it again at the start of every epoch, with that epoch's number and the current allocations
+(the original debate's loop); ``validate`` (default) lets it claim the held-out
+observations too, so that it assigns their owners in validation; without it, it sees only
+the training observations and the built-in scorers claim the held-out ones.
 
 Each call runs in a process group of its own (POSIX), which is killed when the call ends,
 whichever way: on a timeout, on too much output, and after a normal exit, so no process the
@@ -118,6 +126,10 @@ class ClaimModel:
             it is not run through a shell).
         timeout: seconds a batch may take before its processes are killed and it is reported.
         batch_size: observations per call.
+        refresh: ask again at the start of every epoch (with the current allocations);
+            otherwise the claims are asked once, before the first epoch.
+        validate: the command also claims the held-out observations (so it assigns their
+            owners); otherwise the built-in scorers claim them.
 
     Example:
         >>> model = ClaimModel(["python", "my_llm_claims.py"], timeout=120, batch_size=8)
@@ -126,6 +138,8 @@ class ClaimModel:
     command: Sequence[str] | str
     timeout: float = 60.0
     batch_size: int = 16
+    refresh: bool = False
+    validate: bool = True
 
     def __post_init__(self) -> None:
         argv = tuple(shlex.split(self.command) if isinstance(self.command, str) else self.command)
@@ -138,9 +152,19 @@ class ClaimModel:
             )
 
     def request(
-        self, observations: Observations, agents: Sequence[TendencyAgent], index: np.ndarray
+        self,
+        observations: Observations,
+        agents: Sequence[TendencyAgent],
+        index: np.ndarray,
+        *,
+        allocations: np.ndarray | None = None,
+        epoch: int = 1,
     ) -> dict[str, Any]:
-        """The JSON document sent to the command for the observations at ``index``."""
+        """The JSON document sent to the command for the observations at ``index``.
+
+        ``allocations`` (K,) are the shares sent (default: the agents' ``allocation``).
+        """
+        shares = [a.allocation for a in agents] if allocations is None else allocations
         records = []
         for i in index:
             record: dict[str, Any] = {"id": observations.ids[i]}
@@ -156,8 +180,12 @@ class ClaimModel:
             records.append(record)
         return {
             "protocol": PROTOCOL,
+            "epoch": int(epoch),
             "actions": list(observations.action_names),
-            "tendencies": [{"name": a.name, "description": a.description} for a in agents],
+            "tendencies": [
+                {"name": a.name, "description": a.description, "allocation": round(float(w), 6)}
+                for a, w in zip(agents, shares, strict=True)
+            ],
             "observations": records,
         }
 
@@ -168,14 +196,18 @@ class ClaimModel:
         *,
         fallback: ClaimSet | None = None,
         progress: bool = False,
+        allocations: np.ndarray | None = None,
+        epoch: int = 1,
     ) -> ClaimReport:
         """Ask the command for claims on every observation, batch by batch.
 
         Args:
             observations: what to claim.
-            agents: the tendencies (names and descriptions are sent).
+            agents: the tendencies (names, descriptions and allocations are sent).
             fallback: claims used for the observations of failed batches.
             progress: show a tqdm bar over batches.
+            allocations: the current shares sent, shape (K,) (default: the agents').
+            epoch: the training epoch asking (sent).
 
         Raises:
             ClaimModelError: the command cannot be started, printed more than
@@ -191,7 +223,9 @@ class ClaimModel:
         for batch, start in enumerate(tqdm(starts, desc="claims", disable=not progress)):
             index = np.arange(start, min(start + self.batch_size, n))
             try:
-                answer = self._run(self.request(observations, agents, index))
+                answer = self._run(
+                    self.request(observations, agents, index, allocations=allocations, epoch=epoch)
+                )
                 probs[:, index], relevance[:, index] = self._parse(
                     answer, observations, agents, index
                 )

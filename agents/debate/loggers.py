@@ -95,9 +95,10 @@ class ConsoleLogger:
             change = metrics.allocation_changes[name]
             lines.append(f"    {name:<{width}}  {share:6.1%}  ({change:+.1%})")
         lines.append(
-            f"  validation: accuracy {validation.accuracy:.3f} (n={validation.n}, chance "
+            f"  validation: owner accuracy {validation.accuracy:.3f} (n={validation.n}, chance "
             f"{validation.chance:.3f}, majority {validation.majority_rate:.3f}), "
-            f"p = {validation.p_value:.2g} {validation.stars}"
+            f"p = {validation.p_value:.2g} {validation.stars}; owners by "
+            f"{validation.owner_source}"
         )
         if validation.action_accuracy is not None:
             lines.append(
@@ -260,7 +261,7 @@ class WandbLogger:
             {
                 f"validation/{key}": value
                 for key, value in validation.to_dict().items()
-                if value is not None
+                if isinstance(value, (int, float))
             }
         )
         self.run.log(row, step=metrics.epoch)

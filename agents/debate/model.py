@@ -23,11 +23,13 @@ from assembly_gym.agents.debate.config import TrainConfig
 from assembly_gym.agents.debate.history import DebateResult, TrainHistory
 from assembly_gym.agents.debate.loggers import DebateLogger
 from assembly_gym.agents.debate.observations import (
+    ABOUT,
     Observations,
     TextTendencySpec,
     load_observations_json,
 )
 from assembly_gym.agents.debate.tendencies import (
+    PERSON_TENDENCIES,
     Tendency,
     TendencyAgent,
     legislative_agents,
@@ -182,8 +184,9 @@ class DebateModel:
             lines.append(
                 f"Training: {self.history.epochs_run} epochs, "
                 f"{'converged' if self.history.converged else 'not converged'}; validation "
-                f"owner accuracy {last.accuracy:.3f} (chance {last.chance:.3f}, n={last.n}), "
-                f"p = {last.p_value:.2g} {last.stars}"
+                f"owner accuracy {last.accuracy:.3f} (chance 1/K {last.chance:.3f}, majority "
+                f"{last.majority_rate:.3f}, n={last.n}), binomial p = {last.p_value:.2g} "
+                f"{last.stars}; owners by {last.owner_source}"
             )
             if last.action_accuracy is not None:
                 lines.append(
@@ -204,6 +207,7 @@ def create_debate_model(
     source: str | Path | Observations,
     *,
     tendencies: Sequence[Tendency | TextTendencySpec] | None = None,
+    about: str | None = None,
 ) -> DebateModel:
     """Build a model of one actor from observations, with equal starting shares.
 
@@ -213,22 +217,34 @@ def create_debate_model(
             :mod:`assembly_gym.agents.debate.observations`) or :class:`Observations` (for
             example from :func:`~assembly_gym.agents.debate.observations.rollcall_observations`).
         tendencies: the competing tendencies; default: the file's own, else the seven
-            :class:`Tendency` members (scored by text relevance on free text, by their
-            legislative scorers on roll calls).
+            defaults of ``about``.
+        about: whose default tendencies apply to a file (one of
+            :data:`~assembly_gym.agents.debate.observations.ABOUT`; None: the file's
+            ``about`` field): ``"state"``, the seven :class:`Tendency` members (scored by text
+            relevance on free text, by their legislative scorers on roll calls), or
+            ``"person"``, the seven :data:`PERSON_TENDENCIES`. Roll-call observations
+            always default to the legislative seven.
 
     Raises:
         DataError: a bad observations file (names the file, record and field).
         TypeError: a mix of legislative and text tendencies.
+        ValueError: ``about`` not in ``ABOUT``, or given with roll-call observations.
     """
+    if about is not None and about not in ABOUT:
+        raise ValueError(f"about must be one of {list(ABOUT)}, got {about!r}")
     specs: tuple[TextTendencySpec, ...]
     if isinstance(source, Observations):
+        if about is not None:
+            raise ValueError("about selects the default tendencies of a free-text file")
         observations, specs = source, ()
         name = name or "actor"
     else:
         content = load_observations_json(source)
         observations, specs = content.observations, content.tendencies
         name = name or content.name or Path(source).stem
-    chosen = list(tendencies) if tendencies is not None else list(specs) or list(Tendency)
+        about = about or content.about
+    defaults = list(PERSON_TENDENCIES) if about == "person" else list(Tendency)
+    chosen = list(tendencies) if tendencies is not None else list(specs) or defaults
     legislative = [t for t in chosen if isinstance(t, Tendency)]
     text = [t for t in chosen if isinstance(t, TextTendencySpec)]
     if len(legislative) == len(chosen):

@@ -11,8 +11,10 @@ Free-text observations are read from a JSON file (:func:`load_observations_json`
 
     {
       "name": "Ada Lovelace",                      optional: who is observed
-      "tendencies": [                              optional (default: the seven legislative
-        {"name": "curiosity",                      tendencies' descriptions); at least two,
+      "about": "person",                           optional: "person" or "state" (default):
+                                                   which seven default tendencies apply
+      "tendencies": [                              optional (default: the seven of "about":
+        {"name": "curiosity",                      person or legislative); at least two,
          "description": "asks questions, ..."}     names unique, both fields non-empty text
       ],
       "observations": [                            required: at least two records
@@ -45,6 +47,7 @@ from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall
 from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 
 __all__ = [
+    "ABOUT",
     "UNLABELLED",
     "VOTE_NAMES",
     "Observations",
@@ -61,8 +64,13 @@ UNLABELLED = -1
 VOTE_NAMES = tuple(v.name.lower() for v in Vote)
 """Action names of ``RollCall-v0``: yes, no, abstain."""
 
+ABOUT = ("state", "person")
+"""Values of an observations file's ``about`` field: whose default tendencies apply (the
+legislative seven for a state, :data:`~assembly_gym.agents.debate.tendencies.PERSON_TENDENCIES`
+for a person)."""
+
 _RECORD_KEYS = ("id", "text", "date", "source")
-_TOP_KEYS = ("name", "tendencies", "observations")
+_TOP_KEYS = ("name", "about", "tendencies", "observations")
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,11 +277,14 @@ class TextObservationFile:
         name: who is observed (None when the file does not say).
         tendencies: the file's tendencies (empty: use the default ones).
         observations: the free-text observations (unlabelled).
+        about: whose default tendencies apply, one of :data:`ABOUT` (``"state"`` when the
+            file does not say).
     """
 
     name: str | None
     tendencies: tuple[TextTendencySpec, ...]
     observations: Observations
+    about: str = "state"
 
 
 def load_observations_json(path: str | Path) -> TextObservationFile:
@@ -302,6 +313,9 @@ def load_observations_json(path: str | Path) -> TextObservationFile:
     name = document.get("name")
     if name is not None and not _is_text(name):
         raise DataError(path, "must be non-empty text", field="name")
+    about = document.get("about", "state")
+    if about not in ABOUT:
+        raise DataError(path, f"must be one of {list(ABOUT)}, got {about!r}", field="about")
     tendencies = _read_tendencies(path, document.get("tendencies", []))
     records = document.get("observations")
     if not isinstance(records, list) or len(records) < 2:
@@ -343,7 +357,7 @@ def load_observations_json(path: str | Path) -> TextObservationFile:
         actions=np.full(len(ids), UNLABELLED, dtype=np.int64),
         texts=tuple(texts),
     )
-    return TextObservationFile(name.strip() if name else None, tendencies, observations)
+    return TextObservationFile(name.strip() if name else None, tendencies, observations, about)
 
 
 def _read_tendencies(path: Path, items: object) -> tuple[TextTendencySpec, ...]:

@@ -4,6 +4,13 @@ A planted actor faces real (or synthetic-assembly) situations but acts by a know
 for each observation i a tendency z_i ~ Categorical(w*) is drawn, then the action
 y_i ~ p_{z_i}(· | x_i) from that tendency's claim. Training on the relabelled observations
 should recover w*, and the planted owners z tell how well owners are predicted.
+
+A planted *person* (:func:`synthetic_person`) is a free-text observations document about a
+person (``"about": "person"``): each observation's owner z_i ~ Categorical(w*) over the
+seven :data:`~assembly_gym.agents.debate.tendencies.PERSON_TENDENCIES`, and its text has
+two words of z_i's description, two words z_i's description lacks (which only the
+observations it claims can teach), with probability ``noise`` a word of another tendency's
+description, and filler words.
 """
 
 from __future__ import annotations
@@ -12,8 +19,41 @@ import numpy as np
 
 from assembly_gym.agents.debate.arena import ClaimSet
 from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.tendencies import PERSON_TENDENCIES
 
-__all__ = ["plant_mixture"]
+__all__ = ["plant_mixture", "synthetic_person"]
+
+_PERSON_WORDS = {  # tendency: (words of its description, words it lacks)
+    "survival": (
+        ("hunger", "thirst", "shelter", "illness", "injury", "danger", "medicine"),
+        ("wound", "fever", "storm", "starving", "hospital", "cold"),
+    ),
+    "security": (
+        ("savings", "income", "insurance", "pension", "property", "routine", "debt"),
+        ("mortgage", "budget", "contract", "salary", "locks", "bank"),
+    ),
+    "belonging": (
+        ("family", "friends", "partner", "children", "marriage", "community", "loneliness"),
+        ("sister", "wedding", "neighbours", "reunion", "hug", "cousin"),
+    ),
+    "status": (
+        ("reputation", "prestige", "praise", "awards", "promotion", "rank", "admiration"),
+        ("trophy", "applause", "medal", "headline", "fame", "rival"),
+    ),
+    "autonomy": (
+        ("freedom", "independence", "control", "rebellion", "resigning", "venture", "privacy"),
+        ("quit", "alone", "defied", "solo", "refused", "escape"),
+    ),
+    "meaning": (
+        ("faith", "calling", "vocation", "cause", "legacy", "truth", "knowledge"),
+        ("prayer", "mission", "teaching", "volunteer", "manuscript", "conscience"),
+    ),
+    "pleasure": (
+        ("fun", "play", "feasts", "wine", "travel", "music", "parties"),
+        ("dancing", "beach", "chocolate", "holiday", "concert", "games"),
+    ),
+}
+_FILLER = ("today", "again", "later", "city", "morning", "letter", "week", "spoke", "wrote")
 
 
 def plant_mixture(
@@ -60,3 +100,47 @@ def plant_mixture(
         masks=observations.masks,
     )
     return relabelled, owners
+
+
+def synthetic_person(
+    n_observations: int,
+    *,
+    rng: np.random.Generator,
+    name: str = "Synthetic person",
+    noise: float = 0.3,
+) -> tuple[dict[str, object], np.ndarray, np.ndarray]:
+    """A free-text observations document about a person, with planted owners.
+
+    Args:
+        n_observations: how many observations (≥ 2).
+        rng: the random generator.
+        name: the person's name (the document's ``name``).
+        noise: probability that a text also has a word of another tendency's description.
+
+    Returns:
+        The document (the observations JSON schema, ``"about": "person"``), the planted
+        owner of each observation (positions in ``PERSON_TENDENCIES``), shape (N,), and the
+        planted mixture w* ~ Dirichlet(1), shape (7,).
+
+    Raises:
+        ValueError: fewer than two observations or ``noise`` outside [0, 1].
+    """
+    if n_observations < 2 or not 0.0 <= noise <= 1.0:
+        raise ValueError(
+            f"need n_observations ≥ 2 and 0 ≤ noise ≤ 1, got {n_observations} and {noise}"
+        )
+    names = [spec.name for spec in PERSON_TENDENCIES]
+    weights = rng.dirichlet(np.ones(len(names)))
+    owners = rng.choice(len(names), size=n_observations, p=weights)
+    records = []
+    for i, owner in enumerate(owners):
+        described, lacking = _PERSON_WORDS[names[owner]]
+        words = [*rng.choice(described, 2, replace=False), *rng.choice(lacking, 2, replace=False)]
+        if rng.random() < noise:
+            other = names[rng.choice([k for k in range(len(names)) if k != owner])]
+            words.append(str(rng.choice(_PERSON_WORDS[other][0])))
+        words += list(rng.choice(_FILLER, 2, replace=False))
+        text = " ".join(str(word) for word in rng.permutation(words))
+        records.append({"id": f"obs-{i + 1}", "text": f"{text}."})
+    document: dict[str, object] = {"name": name, "about": "person", "observations": records}
+    return document, owners.astype(np.int64), weights

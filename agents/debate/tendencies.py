@@ -39,6 +39,11 @@ consensus / majority        1 where earlier similar roll     the assembly's shar
 sublinear term frequency, English stop words) between an observation's text and the
 tendency's description, fitted on the descriptions and the texts together; they make no
 action claim (uniform over the actions, if there are any).
+
+**Person tendencies** (:data:`PERSON_TENDENCIES`) are the seven default text tendencies of
+free text about a person (an observations file with ``"about": "person"``): survival,
+security, belonging, status, autonomy, meaning and pleasure, each described by the words
+its text scorer matches.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from assembly_gym.core.layout import ObservationLayout
 
 __all__ = [
     "EPSILON",
+    "PERSON_TENDENCIES",
     "Tendency",
     "TendencyAgent",
     "compute_claims",
@@ -131,6 +137,46 @@ _DESCRIPTIONS = {
         "cooperation, compromise, joins the majority and avoids isolation."
     ),
 }
+
+
+PERSON_TENDENCIES = (
+    TextTendencySpec(
+        "survival",
+        "Survival: staying alive and physically whole: hunger, thirst, shelter, sleep, illness, "
+        "injury, danger, fleeing, medicine, the body and its needs.",
+    ),
+    TextTendencySpec(
+        "security",
+        "Security: safety and stability: savings, income, steady job, insurance, pension, "
+        "property, protection, order, routine, planning, avoiding risk and debt.",
+    ),
+    TextTendencySpec(
+        "belonging",
+        "Belonging: love and connection: family, friends, partner, children, marriage, "
+        "community, loyalty, caring for others, fitting in, loneliness.",
+    ),
+    TextTendencySpec(
+        "status",
+        "Status: recognition and standing: reputation, prestige, praise, awards, promotion, "
+        "rank, competition, admiration, titles, being seen as successful.",
+    ),
+    TextTendencySpec(
+        "autonomy",
+        "Autonomy: independence and self-direction: freedom, choosing one's own path, refusing "
+        "control, rebellion, resigning, starting an own venture, privacy.",
+    ),
+    TextTendencySpec(
+        "meaning",
+        "Meaning: purpose beyond oneself: faith, calling, vocation, a cause, legacy, truth, "
+        "knowledge, art, service, principles and values.",
+    ),
+    TextTendencySpec(
+        "pleasure",
+        "Pleasure: enjoyment and comfort: fun, play, feasts, wine, travel, music, parties, "
+        "leisure, romance, adventure, delight.",
+    ),
+)
+"""The seven default tendencies of free text about a person (scored by text relevance)."""
 
 
 @dataclass(eq=False)

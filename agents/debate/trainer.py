@@ -2,21 +2,27 @@
 
 :meth:`Trainer.train` runs these phases:
 
-1. **Claims**: every tendency's claims on every observation (built-in scorers, or an
-   external :class:`~assembly_gym.agents.debate.claims.ClaimModel` with the scorers as fallback).
-2. **Split**: a seeded random ``validation_split`` share of the observations is held out.
+1. **Split**: a seeded random ``validation_split`` share of the observations is held out.
+2. **Claims**: every tendency's claims on every observation (built-in scorers, or an
+   external :class:`~assembly_gym.agents.debate.claims.ClaimModel` with the scorers as
+   fallback; it claims the held-out observations too unless its ``validate`` is off).
 3. **Epoch loop**, for epoch t = 1 … ``max_epochs`` with learning rate
    η_t = ``initial_lr`` · ``lr_decay`` ^ (t − 1):
 
-   a. *arena debate* on the training observations
+   a. *claims refreshed* through the claim command with the current allocations, from
+      t = 2 on, when its ``refresh`` is on;
+   b. *arena debate* on the training observations
       (:class:`~assembly_gym.agents.debate.arena.Arena`); allocations are projected into
       [``min_allocation``, ``max_allocation``] summing to 1 after every update;
-   b. *convergence check*: an epoch is stable when its summed absolute allocation change
+   c. *convergence check*: an epoch is stable when its summed absolute allocation change
       Σ_k |Δw_k| is below ``convergence_threshold``; training has converged once
       ``patience`` consecutive epochs were stable and at least ``min_epochs`` have run;
-   c. *learning-rate decay*: η ← η · ``lr_decay``;
-   d. *validation* of the new allocations on the held-out observations
-      (:class:`~assembly_gym.agents.debate.validator.Validator`), logged with the epoch's metrics;
+   d. *learning-rate decay*: η ← η · ``lr_decay``;
+   e. *validation* of the new allocations on the held-out observations
+      (:class:`~assembly_gym.agents.debate.validator.Validator`; unlabelled texts are
+      forecast one by one from the words of the tendencies' training claims,
+      :class:`~assembly_gym.agents.debate.forecast.ClaimProfiles`), logged with the epoch's
+      metrics;
 
    and stops after the epoch in which it converged.
 
@@ -35,6 +41,7 @@ from assembly_gym.agents.debate.allocation import project_bounded_simplex
 from assembly_gym.agents.debate.arena import Arena, ClaimSet, EpochDebate, top_claims
 from assembly_gym.agents.debate.claims import BatchError, ClaimModel
 from assembly_gym.agents.debate.config import TrainConfig
+from assembly_gym.agents.debate.forecast import ClaimProfiles
 from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
 from assembly_gym.agents.debate.loggers import DebateLogger
 from assembly_gym.agents.debate.observations import Observations
@@ -96,28 +103,33 @@ class Trainer:
                 f"need at least two observations (one to train, one to validate), "
                 f"got {len(observations)}"
             )
-        claims, errors, batches = self._claims(observations, agents, claim_model, verbose)
         train, held_out = self.split(len(observations))
-        outcomes = observations.actions
-        masks = observations.masks
-        validator = Validator(seed=self.seed)
-        loggers = _as_list(logger)
-        for each in loggers:
-            each.start(config, names)
-
+        claims = _Claims(observations, agents, claim_model, held_out, verbose)
         start = np.array([agent.allocation for agent in agents], dtype=np.float64)
         total = start.sum()
         start = np.full(len(agents), 1.0 / len(agents)) if total <= 0 else start / total
         allocations = project_bounded_simplex(start, config.min_allocation, config.max_allocation)
         initial = allocations.copy()
-        train_claims, train_outcomes = claims.take(train), outcomes[train]
-        held_claims = claims.take(held_out)
+        claims.ask(allocations, epoch=1)
+        outcomes, masks = observations.actions, observations.masks
+        train_outcomes = outcomes[train]
         held_masks = None if masks is None else masks[held_out]
+        profiles = None
+        texts = observations.texts
+        if texts is not None and (outcomes[held_out] < 0).any():  # forecast from training claims
+            profiles = ClaimProfiles([texts[i] for i in train], [texts[i] for i in held_out])
+        validator = Validator(seed=self.seed)
+        loggers = _as_list(logger)
+        for each in loggers:
+            each.start(config, names)
         metrics: list[EpochMetrics] = []
         validations: list[ValidationResult] = []
         stable, converged, learning_rate = 0, False, config.initial_lr
         bar = tqdm(range(1, config.max_epochs + 1), desc="debate epochs", disable=not verbose)
         for epoch in bar:
+            if epoch > 1 and claims.refresh:
+                claims.ask(allocations, epoch=epoch)
+            train_claims = claims.current.take(train)
             debate = self.arena.debate(
                 train_claims,
                 train_outcomes,
@@ -132,7 +144,14 @@ class Trainer:
             converged = epoch >= config.min_epochs and stable >= config.patience
             learning_rate *= config.lr_decay
             validation = validator.validate(
-                held_claims, outcomes[held_out], allocations, held_masks
+                claims.current.take(held_out),
+                outcomes[held_out],
+                allocations,
+                held_masks,
+                forecast=None
+                if profiles is None
+                else profiles.log_likelihood(train_claims.relevance, allocations),
+                relevance_source=claims.held_out_source,
             )
             metrics.append(epoch_metrics)
             validations.append(validation)
@@ -152,9 +171,9 @@ class Trainer:
             best + 1,
             tuple(metrics),
             tuple(validations),
-            claim_batches=batches,
-            claim_failures=len(errors),
-            first_claim_error=str(errors[0]) if errors else None,
+            claim_batches=claims.batches,
+            claim_failures=len(claims.errors),
+            first_claim_error=str(claims.errors[0]) if claims.errors else None,
         )
         result = DebateResult(
             winner=names[int(np.argmax(allocations))],
@@ -167,25 +186,11 @@ class Trainer:
                 [observations.ids[i] for i in train],
                 observations.action_names,
             ),
-            claim_errors=errors,
+            claim_errors=tuple(claims.errors),
         )
         for each in loggers:
             each.finish(history, result)
         return history, result
-
-    def _claims(
-        self,
-        observations: Observations,
-        agents: Sequence[TendencyAgent],
-        claim_model: ClaimModel | None,
-        verbose: bool,
-    ) -> tuple[ClaimSet, tuple[BatchError, ...], int]:
-        """Claims on every observation, the claim command's failed batches and its batches."""
-        builtin = compute_claims(observations, agents)
-        if claim_model is None:
-            return builtin, (), 0
-        report = claim_model.claims(observations, agents, fallback=builtin, progress=verbose)
-        return report.claims, report.errors, report.batches
 
     def split(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The seeded (train, validation) positions of n observations, each sorted and non-empty.
@@ -195,6 +200,67 @@ class Trainer:
         order = np.random.default_rng(self.seed).permutation(n)
         n_validation = min(max(1, round(self.config.validation_split * n)), n - 1)
         return np.sort(order[n_validation:]), np.sort(order[:n_validation])
+
+
+class _Claims:
+    """The claims of a run: built-in ones, replaced where the claim command answers.
+
+    Args:
+        observations: every observation.
+        agents: the tendencies.
+        claim_model: the claim command, or None (built-in claims only).
+        held_out: positions of the held-out observations (the command skips them unless
+            its ``validate`` is on).
+        verbose: show the command's progress bars.
+    """
+
+    def __init__(
+        self,
+        observations: Observations,
+        agents: Sequence[TendencyAgent],
+        claim_model: ClaimModel | None,
+        held_out: np.ndarray,
+        verbose: bool,
+    ) -> None:
+        self.observations, self.agents, self.model = observations, agents, claim_model
+        self.verbose = verbose
+        self.builtin = compute_claims(observations, agents)
+        self.current = self.builtin
+        self.errors: list[BatchError] = []
+        self.batches = 0
+        everything = claim_model is None or claim_model.validate
+        self.asked = (
+            np.arange(len(observations))
+            if everything
+            else np.setdiff1d(np.arange(len(observations)), held_out)
+        )
+        self.refresh = claim_model is not None and claim_model.refresh
+        self.held_out_source = (
+            "claim command"
+            if claim_model is not None and claim_model.validate
+            else "built-in relevance"
+        )
+
+    def ask(self, allocations: np.ndarray, *, epoch: int) -> None:
+        """Ask the claim command (if any) for claims, with the current allocations."""
+        if self.model is None:
+            return
+        report = self.model.claims(
+            self.observations.take(self.asked),
+            self.agents,
+            fallback=self.builtin.take(self.asked),
+            progress=self.verbose,
+            allocations=allocations,
+            epoch=epoch,
+        )
+        probs, relevance = self.builtin.probs.copy(), self.builtin.relevance.copy()
+        probs[:, self.asked], relevance[:, self.asked] = (
+            report.claims.probs,
+            report.claims.relevance,
+        )
+        self.current = ClaimSet(probs, relevance)
+        self.errors.extend(report.errors)
+        self.batches += report.batches
 
 
 def _epoch_metrics(

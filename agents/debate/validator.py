@@ -8,8 +8,10 @@ For each held-out observation i:
 * the **predicted owner** is the tendency the calibrated mixture holds responsible without
   seeing the outcome: the one most likely to turn out the best explanation under the
   mixture's own forecast m_i = Σ_k w_k p_k(· | x_i), i.e. argmax_k Σ_a m_i(a) · [b_i(a) = k]
-  (the Bayes-optimal guess if the mixture is right); for an unlabelled observation nothing
-  but the allocation is known before the text is read, so argmax_k w_k.
+  (the Bayes-optimal guess if the mixture is right); for an unlabelled observation, whose
+  outcome is its relevance, argmax_k (log w_k + ℓ_ik) with ℓ a log-likelihood made without
+  that relevance (the trainer's: the words each tendency claimed in training,
+  :class:`~assembly_gym.agents.debate.forecast.ClaimProfiles`), or argmax_k w_k without one.
 
 The owner accuracy is tested against chance 1/K with a one-sided exact binomial test
 (:func:`scipy.stats.binomtest`, ``alternative="greater"``). Because owners are rarely
@@ -70,6 +72,9 @@ class ValidationResult:
         action_accuracy: accuracy of the mixture's most likely action (None: no labels).
         action_macro_f1: macro-F1 of the same (None: no labels).
         action_log_loss: log-loss of the mixture in nats (None: no labels).
+        owner_source: what assigned the actual owners: ``"action"`` (observed actions), the
+            ``relevance_source`` of unlabelled ones (``"built-in relevance"``;
+            ``"claim command"``), or both joined by ``" + "``.
     """
 
     accuracy: float
@@ -81,6 +86,7 @@ class ValidationResult:
     action_accuracy: float | None = None
     action_macro_f1: float | None = None
     action_log_loss: float | None = None
+    owner_source: str = "action"
 
     @property
     def stars(self) -> str:
@@ -113,13 +119,19 @@ class Validator:
         outcomes: np.ndarray,
         allocations: np.ndarray,
         masks: np.ndarray | None = None,
+        forecast: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Predicted and actual owner of every observation, two arrays of shape (N,)."""
+        """Predicted and actual owner of every observation, two arrays of shape (N,).
+
+        ``forecast`` ℓ (K, N) scores the unlabelled observations (see the module docstring).
+        """
         outcomes = np.asarray(outcomes, dtype=np.int64)
         allocations = np.asarray(allocations, dtype=np.float64)
         labelled = outcomes >= 0
         n, k = claims.n_observations, claims.n_tendencies
-        predicted = argmax_random_ties(np.tile(allocations, (n, 1)), self.seed)
+        prior = np.log(np.maximum(allocations, np.finfo(np.float64).tiny))
+        scores = prior[None] + (0.0 if forecast is None else np.asarray(forecast).T)  # (N, K)
+        predicted = argmax_random_ties(np.broadcast_to(scores, (n, k)), self.seed)
         actual = argmax_random_ties(claims.relevance.T, self.seed + 1)
         if labelled.any():
             rows = np.flatnonzero(labelled)
@@ -145,6 +157,9 @@ class Validator:
         outcomes: np.ndarray,
         allocations: np.ndarray,
         masks: np.ndarray | None = None,
+        *,
+        forecast: np.ndarray | None = None,
+        relevance_source: str = "built-in relevance",
     ) -> ValidationResult:
         """Owner accuracy with its binomial test, and action metrics on labelled observations.
 
@@ -153,6 +168,10 @@ class Validator:
             outcomes: observed actions (N,), −1 for unlabelled.
             allocations: calibrated allocations (K,).
             masks: valid actions (N, A) or None.
+            forecast: ℓ, the log-likelihood of each unlabelled observation under each
+                tendency (K, N), or None (they are predicted by the allocation alone).
+            relevance_source: what made the claims' relevance (reported as the owners'
+                source of unlabelled observations).
 
         Raises:
             ValueError: no held-out observations.
@@ -161,12 +180,13 @@ class Validator:
         n = claims.n_observations
         if n == 0:
             raise ValueError("no held-out observations to validate on")
-        predicted, actual = self.owners(claims, outcomes, allocations, masks)
+        predicted, actual = self.owners(claims, outcomes, allocations, masks, forecast)
         chance = 1.0 / claims.n_tendencies
         successes = int((predicted == actual).sum())
         majority = np.bincount(actual, minlength=claims.n_tendencies).max() / n
         action: dict[str, float | None] = dict.fromkeys(("accuracy", "macro_f1", "log_loss"))
         labelled = np.flatnonzero(outcomes >= 0)
+        sources = ["action"] * bool(len(labelled)) + [relevance_source] * bool(n - len(labelled))
         if len(labelled):
             mixture = apply_mask(
                 claims.mixture(np.asarray(allocations, dtype=np.float64))[labelled],
@@ -184,4 +204,5 @@ class Validator:
             action_accuracy=action["accuracy"],
             action_macro_f1=action["macro_f1"],
             action_log_loss=action["log_loss"],
+            owner_source=" + ".join(sources),
         )

@@ -11,6 +11,7 @@ from assembly_gym.agents.base import EpisodicAgent
 from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
 from assembly_gym.benchmarks.commands.arguments import JOBS, ArtifactFolder
 from assembly_gym.benchmarks.executor import Executor, make_executor
+from assembly_gym.benchmarks.harness import fold_summary
 from assembly_gym.benchmarks.report import RESULTS, write_report
 from assembly_gym.benchmarks.suites import SUITES, AgentSpec, Options, Suite, run_suite
 from assembly_gym.benchmarks.suites.base import build_task
@@ -19,6 +20,8 @@ from assembly_gym.core.errors import AssemblyGymError
 RESULTS_KIND = "assembly-gym bench results"
 """``kind`` of the results.json that ``--out`` writes (read it with ``read_versioned_json``)."""
 RESULTS_VERSION = 2
+FOLD_SUITES = ("deliberation",)
+"""Suites that ``--folds K`` cross-validates by resolution."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -121,6 +124,13 @@ def run(args: argparse.Namespace) -> int:
     names = args.suite or (["unvotes"] if args.data else ["synthetic"])
     options = dataclass_from_flags(Options, args)
     wanted = tuple(args.agents) if args.agents else None
+    if options.folds is None and options.fold is not None:
+        raise AssemblyGymError("--fold picks one fold of --folds K: give --folds too")
+    if options.folds is not None and (other := [n for n in names if n not in FOLD_SUITES]):
+        raise AssemblyGymError(
+            f"--folds cross-validates the {', '.join(FOLD_SUITES)} suite only, not "
+            f"{', '.join(other)}: run those with their temporal split"
+        )
     executor = _executor(args)
     if wanted:  # every suite's names checked before the first suite runs
         for name in names:
@@ -134,9 +144,23 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for name in names:
         suite = _restricted(SUITES[name], wanted)
-        result = run_suite(suite, options, executor=executor, progress=not args.quiet)
-        print(f"## {name}\n\n{result.to_markdown()}\n")
-        results.append(result)
+        if options.folds is None or options.fold is not None:
+            result = run_suite(suite, options, executor=executor, progress=not args.quiet)
+            print(f"## {name}\n\n{result.to_markdown()}\n")
+            results.append(result)
+            continue
+        folds = []
+        for fold in range(options.folds):
+            result = run_suite(suite, replace(options, fold=fold), executor=executor,
+                               progress=not args.quiet)  # fmt: skip
+            result = replace(result, suite=f"{name}-fold{fold + 1}")
+            print(f"## {name}, fold {fold + 1} of {options.folds}\n\n{result.to_markdown()}\n")
+            folds.append(result)
+        summary = fold_summary(folds, suite.metrics)
+        table = summary.to_markdown(index=False, floatfmt=".4f")
+        print(f"## {name}: mean and sd across {options.folds} folds by resolution "
+              f"(seed {options.seed})\n\n{table}\n")  # fmt: skip
+        results.extend(folds)
     if args.out is not None:
         written = write_report(
             results, args.out, options=asdict(options), kind=RESULTS_KIND, version=RESULTS_VERSION

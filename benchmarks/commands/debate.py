@@ -4,17 +4,23 @@ Example:
     $ assembly-gym debate train --synthetic --out country1.debate.json
     $ assembly-gym debate train --data ../shared/data/unvotes --country France \\
           --log-json france.log.json --tensorboard runs/france --out france.debate.json
-    $ assembly-gym debate train --observations ada.json --out ada.debate.json
+    $ assembly-gym debate train --observations ada.json --about person --out ada.debate.json
+    $ assembly-gym debate generate --observations 400 --out person.json
     $ assembly-gym debate show france.debate.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import fields
 from pathlib import Path
 
+import numpy as np
+
 from assembly_gym.agents.debate import (
+    ABOUT,
+    PERSON_TENDENCIES,
     ClaimModel,
     ClaimModelError,
     ConsoleLogger,
@@ -27,6 +33,7 @@ from assembly_gym.agents.debate import (
     create_debate_model,
     plot_allocations,
     rollcall_observations,
+    synthetic_person,
 )
 from assembly_gym.benchmarks.commands import add_data_source
 from assembly_gym.benchmarks.commands.arguments import (
@@ -40,6 +47,7 @@ from assembly_gym.benchmarks.commands.arguments import (
     output_folder,
 )
 from assembly_gym.core.errors import DataError
+from assembly_gym.core.persist import atomic_write_text
 from assembly_gym.envs.legislative.sources import roll_call_data
 
 _TRAIN_FLAGS = {
@@ -90,6 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--name", default=None, help="the model's name (default: the country, or the file's name)"
     )
     train.add_argument(
+        "--about",
+        choices=ABOUT,
+        default=None,
+        help="free text: whose seven default tendencies apply, a state's (legislative) or a "
+        "person's (default: the file's 'about' field, else state)",
+    )
+    train.add_argument(
         "--log-json",
         type=output_file,
         default=None,
@@ -137,11 +152,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--claim-batch-size", type=POSITIVE_INT, default=16, help="observations per claim batch"
     )
+    train.add_argument(
+        "--refresh-claims",
+        action="store_true",
+        help="ask the claim command again at the start of every epoch, with the allocations",
+    )
+    train.add_argument(
+        "--no-claim-validation",
+        dest="claim_validation",
+        action="store_false",
+        help="the claim command claims only the training observations; the built-in scorers "
+        "claim the held-out ones (and so assign their owners)",
+    )
     train.add_argument("--quiet", action="store_true", help="no per-epoch console blocks")
     train.add_argument(
         "--out", type=output_file, required=True, metavar="MODEL", help="where to save the model"
     )
     train.set_defaults(run=run_train, parser=train)
+
+    generate = actions.add_parser(
+        "generate",
+        help="write a synthetic person's free-text observations with planted owners",
+        description="Write a free-text observations file about a synthetic person: each "
+        "observation's owner is drawn from a planted mixture of the seven person tendencies.",
+    )
+    generate.add_argument(
+        "--observations", type=POSITIVE_INT, default=400, help="how many (default 400)"
+    )
+    generate.add_argument(
+        "--noise",
+        type=UNIT_INTERVAL,
+        default=0.3,
+        help="probability of a word of another tendency in a text (default 0.3)",
+    )
+    generate.add_argument("--seed", type=SEED, default=0, help="seed of the generator")
+    generate.add_argument(
+        "--out", type=output_file, required=True, metavar="FILE", help="the JSON file to write"
+    )
+    generate.set_defaults(run=run_generate, parser=generate)
 
     show = actions.add_parser(
         "show",
@@ -158,7 +206,9 @@ def _model(args: argparse.Namespace) -> DebateModel:
             raise DataError(
                 args.observations, "--country applies to roll-call data, not to free text"
             )
-        return create_debate_model(args.name, args.observations)
+        return create_debate_model(args.name, args.observations, about=args.about)
+    if args.about is not None:
+        args.parser.error("--about applies to free-text observations (--observations FILE)")
     data = roll_call_data(args.data)
     if args.country is None:
         if args.data is not None:
@@ -178,8 +228,14 @@ def run_train(args: argparse.Namespace) -> int:
         claim_model = None
         if args.claim_command is not None:
             claim_model = ClaimModel(
-                args.claim_command, timeout=args.claim_timeout, batch_size=args.claim_batch_size
+                args.claim_command,
+                timeout=args.claim_timeout,
+                batch_size=args.claim_batch_size,
+                refresh=args.refresh_claims,
+                validate=args.claim_validation,
             )
+        elif args.refresh_claims or not args.claim_validation:
+            raise ValueError("--refresh-claims and --no-claim-validation need --claim-command")
     except ValueError as error:
         args.parser.error(str(error))  # one line, exit code 2
     model = _model(args)
@@ -210,6 +266,25 @@ def run_train(args: argparse.Namespace) -> int:
         )
     print(model.summary())
     print(f"Saved {args.out}")
+    return 0
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """Write a synthetic person's observations and say what was planted."""
+    document, owners, weights = synthetic_person(
+        args.observations, rng=np.random.default_rng(args.seed), noise=args.noise
+    )
+    atomic_write_text(args.out, json.dumps(document, indent=1) + "\n")
+    shares = ", ".join(
+        f"{spec.name} {share:.1%}" for spec, share in zip(PERSON_TENDENCIES, weights, strict=True)
+    )
+    counts = np.bincount(owners, minlength=len(PERSON_TENDENCIES))
+    print(f"Planted mixture: {shares}")
+    print(
+        f"Planted owners: majority rate {counts.max() / len(owners):.3f}, chance 1/K "
+        f"{1 / len(PERSON_TENDENCIES):.3f}"
+    )
+    print(f"Wrote {args.out} ({args.observations} observations, about a person)")
     return 0
 
 

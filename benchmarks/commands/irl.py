@@ -4,6 +4,8 @@ Examples:
     $ assembly-gym irl fit --synthetic --out models/synthetic
     $ assembly-gym irl fit --data ../shared/data/unvotes --sessions 1-60 --all --out models/un
     $ assembly-gym irl explain models/un --country France
+    $ assembly-gym irl fit --data ../shared/data/un_documents --folds 5 --out models/docs
+    $ assembly-gym irl explain models/docs --country France   # relative to no_action
     $ assembly-gym irl predict --model models/un --data ../shared/data/unvotes --out votes.csv
 
 ``predict`` reads only the folder's roll-call attribute files (``un_roll_calls.csv.gz``,
@@ -16,21 +18,27 @@ import argparse
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from assembly_gym.benchmarks.commands import add_data_source
 from assembly_gym.benchmarks.commands.arguments import (
     NON_NEGATIVE,
+    SEED,
     ArtifactFolder,
+    Number,
     output_file,
     output_folder,
 )
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.persist import atomic_write_text
 from assembly_gym.envs.legislative.data import UNVOTES_FILES, load_roll_call_attributes
+from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
 from assembly_gym.envs.legislative.observation import FeatureConfig
+from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
 from assembly_gym.envs.legislative.sources import roll_call_data
-from assembly_gym.irl.reward_model import MODEL_FILE, MODEL_KIND
+from assembly_gym.irl.maxent import Shrinkage
+from assembly_gym.irl.reward_model import MODEL_FILE, MODEL_KIND, RewardModel
 
 __all__ = ["register", "run_explain", "run_fit", "run_predict"]
 
@@ -45,7 +53,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="irl_command", required=True, metavar="ACTION")
 
     fit = actions.add_parser("fit", help="fit rewards and save a model folder")
-    add_data_source(fit, "an unvotes folder (or UNDL CSV); default: the synthetic assembly")
+    add_data_source(
+        fit,
+        "an unvotes folder (or UNDL CSV): RollCall-v0 rewards; a folder of trajectory files "
+        "(*.trajectory.json, *.genealogy.json, *.marcxml[.gz]): multi-step Deliberation-v0 "
+        "rewards, partial trajectories included; default: the synthetic assembly",
+    )
     fit.add_argument(
         "--sessions",
         default=None,
@@ -92,6 +105,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skip the Laplace standard errors (faster)",
     )
+    fit.add_argument(
+        "--folds",
+        type=Number(int, low=2),
+        default=None,
+        metavar="K",
+        help="trajectory folders: also K-fold cross-validation by resolution (seeded by "
+        "--seed): held-out log-likelihood per recorded decision, per fold, mean and spread",
+    )
+    fit.add_argument("--seed", type=SEED, default=0, help="seed of the folds")
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
     fit.set_defaults(run=run_fit)
 
@@ -103,6 +125,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="one country's weights with standard errors (default: the "
         "mean and spread across countries)",
+    )
+    explain.add_argument(
+        "--relative-to",
+        default=None,
+        metavar="ACTION",
+        help="report each action's weights minus this action's (default: no_action for "
+        "Deliberation-v0 models, whose weights are identified only relative to an action; "
+        "'none': the raw weights)",
     )
     explain.add_argument(
         "--plots",
@@ -148,6 +178,11 @@ def run_fit(args: argparse.Namespace) -> int:
     """Fit and save; prints a one-paragraph summary."""
     from assembly_gym.irl.rollcall import fit_reward_model
 
+    if args.data is not None and data_kind(args.data) == "trajectories":
+        return _fit_trajectories(args)
+    if args.folds is not None:
+        raise DataError("--folds", "cross-validates trajectory folders; for roll calls use "
+                        "`assembly-gym bench --suite unvotes` (a temporal split)")  # fmt: skip
     first, last = parse_sessions(args.sessions)
     data = roll_call_data(None if args.synthetic else args.data)
     if first is not None:
@@ -174,6 +209,61 @@ def run_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fit_trajectories(args: argparse.Namespace) -> int:
+    """Multi-step Deliberation IRL on a trajectory folder; optional K-fold validation."""
+    from assembly_gym.irl.deliberation import fit_deliberation_rewards
+
+    records = records_from_trajectories(load_trajectories(args.data))
+    l2 = args.l2 if args.l2 is not None else 10.0
+    shrinkage: Shrinkage = "global" if args.shrinkage == "global" else "none"
+    if args.folds is not None:
+        _print_folds(records, args.folds, args.seed, l2, shrinkage, args.country)
+    model = fit_deliberation_rewards(records, args.country, l2=l2, shrinkage=shrinkage,
+                                     progress=not args.quiet)  # fmt: skip
+    model.save(args.out)
+    info = model.info
+    print(
+        f"Fitted {len(model.countries)} countries' Deliberation-v0 rewards on {args.data} "
+        f"({records.n_resolutions} resolutions, {sum(info['n_decisions'].values())} recorded "
+        f"decisions, {info['n_partial']} partial episodes; l2={l2}, shrinkage={shrinkage}, "
+        f"{info['fit_seconds']:.1f} s, log-likelihood {info['log_likelihood']:.3f} nats per "
+        f"decision).\nSaved to {args.out}"
+    )
+    return 0
+
+
+def _print_folds(
+    records: ResolutionRecords,
+    folds: int,
+    seed: int,
+    l2: float,
+    shrinkage: Shrinkage,
+    countries: list[str] | None,
+) -> None:
+    """Held-out log-likelihood per recorded decision on K folds of the resolutions."""
+    from assembly_gym.benchmarks.splits import record_folds
+    from assembly_gym.irl.deliberation import DELIBERATION_LAYOUT, held_out_log_likelihood
+
+    rows = []
+    for k, test in enumerate(record_folds(records, folds, seed)):
+        train = np.setdiff1d(np.arange(records.n_resolutions), test)
+        score = held_out_log_likelihood(
+            records, train, test, countries, l2=l2, shrinkage=shrinkage, layout=DELIBERATION_LAYOUT
+        )
+        rows.append({"fold": k + 1, "train resolutions": len(train),
+                     "test resolutions": len(test), **score})  # fmt: skip
+    table = pd.DataFrame(rows).set_index("fold")
+    print(
+        f"{folds}-fold cross-validation by resolution (seed {seed}): held-out recorded "
+        "decisions, log-likelihood per decision (nats; uniform: over the valid actions)"
+    )
+    print(table.to_string(float_format=lambda v: f"{v:.3f}"))
+    scored = table["log-lik (IRL)"]
+    uniform = table["log-lik (uniform)"]
+    print(f"mean ± sd across folds: IRL {scored.mean():.3f} ± {scored.std(ddof=1):.3f}, "
+          f"uniform {uniform.mean():.3f} ± {uniform.std(ddof=1):.3f}\n")  # fmt: skip
+
+
 DEFAULT_REAL_L2 = 1000.0
 """λ for real data, chosen by ``assembly-gym experiment irl_forecast`` inside the training
 sessions only (fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, …, 10,000)."""
@@ -181,17 +271,22 @@ sessions only (fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, �
 
 def run_explain(args: argparse.Namespace) -> int:
     """Print the weights table of one country or the summary across countries."""
-    from assembly_gym.irl.reward_model import RewardModel
-
     model = RewardModel.load(args.model)
-    table = model.explain(args.country)
+    reference = args.relative_to or model.info.get("reference_action")
+    reference = None if reference == "none" else reference
+    table = model.explain(args.country, relative_to=reference)
+    relative = f", relative to {reference}" if reference else ""
     with pd.option_context("display.max_rows", None, "display.width", 160):
         if args.country is not None:
             name = model.countries[model.country_index(args.country)]
-            print(f"Reward weights of {name} (original feature scale; se: Laplace standard error)")
+            errors = "; se: Laplace standard error" if "_se" in "".join(table.columns) else ""
+            print(f"Reward weights of {name} (original feature scale{relative}{errors})")
         else:
-            print(f"Mean and spread of reward weights across {len(model.countries)} countries")
+            print(f"Mean and spread of reward weights across {len(model.countries)} countries"
+                  f"{relative}")  # fmt: skip
         print(table.to_string(float_format=lambda v: f"{v:+.3f}"))
+        if reference:
+            _print_reference(model, reference, args.country)
     if args.plots is not None:
         from assembly_gym.irl.analysis import plot_dendrogram, plot_weights_heatmap
 
@@ -206,10 +301,20 @@ def run_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_reference(model: RewardModel, reference: str, country: str | None) -> None:
+    """The reference action's own weights (mean over countries when no country is named)."""
+    a = model.action_names.index(reference)
+    weights = model.weights(country)[a] if country else model.theta[:, a].mean(axis=0)
+    shown = ", ".join(
+        f"{name} {w:+.3f}" for name, w in zip(("bias", *model.obs_names), weights, strict=True)
+        if w != 0
+    )  # fmt: skip
+    print(f"{reference}'s own weights (0 where not shown; a multi-step policy reads them "
+          f"through the later stages): {shown or 'all 0'}")  # fmt: skip
+
+
 def run_predict(args: argparse.Namespace) -> int:
     """Forecast every known country's votes on every roll call of ``--data``."""
-    from assembly_gym.irl.reward_model import RewardModel
-
     model = RewardModel.load(args.model)
     folder = args.data
     if not (folder / UNVOTES_FILES["roll_calls"]).exists() and (folder / "unvotes").is_dir():

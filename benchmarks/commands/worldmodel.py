@@ -6,14 +6,19 @@ Examples:
     $ assembly-gym worldmodel train --data ../shared/data/unvotes --env Deliberation-v0 \
           --out models/delib-real            # train ≤ session 60, test 61–69
     $ assembly-gym worldmodel eval models/delib-real
+    $ assembly-gym worldmodel train --data ../shared/data/un_documents --env Deliberation-v0 \
+          --out models/delib-docs            # a folder of trajectory files: 60/20/20 split
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from assembly_gym.benchmarks.commands import add_data_source
 from assembly_gym.benchmarks.commands.arguments import (
@@ -26,8 +31,9 @@ from assembly_gym.benchmarks.commands.arguments import (
     device,
     output_folder,
 )
-from assembly_gym.core.errors import CheckpointError
-from assembly_gym.world_models.base import load_world_model
+from assembly_gym.core.errors import CheckpointError, DataError
+from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
+from assembly_gym.world_models.base import Transitions, load_world_model
 from assembly_gym.world_models.checkpoint import CHECKPOINT_KIND, MANIFEST, read_manifest
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.evaluation import evaluate_world_model, evaluation_table
@@ -37,6 +43,18 @@ from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, sp
 
 _SYNTHETIC = "synthetic"
 _REAL_LAST_TRAIN_SESSION = 60  # the project's temporal split of sessions 1–69
+_MIN_RESOLUTIONS = 5  # fewer: a 60/20/20 split by resolution leaves a part empty
+
+
+def _split(
+    transitions: Transitions, split: dict[str, Any]
+) -> tuple[Transitions, Transitions, Transitions]:
+    """Train, validation, test as ``split`` (the model's metadata) says: by group or episode."""
+    if split.get("by") == "episode":
+        transitions = replace(transitions, groups=None)
+    return split_transitions(
+        transitions, last_train_session=split["last_train_session"], seed=split["seed"]
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +71,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fit a model and save it to a folder",
         description="Fit a world model on the training split and save it.",
     )
-    add_data_source(train, "'unvotes', an unvotes folder or a UNDL CSV (real votes)")
+    add_data_source(
+        train,
+        "'unvotes', an unvotes folder or a UNDL CSV (real votes), or a folder of trajectory "
+        "files (*.trajectory.json, *.genealogy.json, *.marcxml[.gz]; Deliberation-v0 only)",
+    )
     train.add_argument(
         "--env",
         required=True,
@@ -127,22 +149,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.set_defaults(run=run_eval)
 
 
-def _data_spec(data: str | None) -> Any:
-    """None for the synthetic assembly, else the path (or 'unvotes') as given."""
-    return None if data in (None, _SYNTHETIC) else data
+def _data_spec(data: str | None, env: str) -> Any:
+    """None for the synthetic assembly, the trajectories of a trajectory folder, else the path.
+
+    Raises:
+        DataError: a path of neither kind, or trajectories for an env other than Deliberation.
+    """
+    if data in (None, _SYNTHETIC, "unvotes"):
+        return None if data == _SYNTHETIC else data
+    if data_kind(data) == "roll calls":
+        return data
+    if env != "Deliberation-v0":
+        raise DataError(data, f"a folder of trajectories: {env} needs roll calls; use "
+                        "--env Deliberation-v0")  # fmt: skip
+    return load_trajectories(data)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Build the env's transitions, split, fit, save and print a summary."""
     check_logs_outside(args.tensorboard, args.out)
-    transitions = env_transitions(args.env, _data_spec(args.data), progress=not args.quiet)
+    spec = _data_spec(args.data, args.env)
+    transitions = env_transitions(args.env, spec, progress=not args.quiet)
     last = args.last_train_session
     sessions = transitions.extras.get("session")
-    if last is None and args.data is not None and sessions is not None and sessions.max() > 60:
+    by_session = args.data is not None and not isinstance(spec, list)  # roll calls: by session
+    if last is None and by_session and sessions is not None and sessions.max() > 60:
         last = _REAL_LAST_TRAIN_SESSION
-    train, validation, test = split_transitions(
-        transitions, last_train_session=last, seed=args.seed
-    )
+    split_info: dict[str, Any] = {"last_train_session": last, "seed": args.seed}
+    n_groups = len(np.unique(transitions.split_units))
+    if last is None and transitions.groups is not None and n_groups < _MIN_RESOLUTIONS:
+        split_info["by"] = "episode"  # too few resolutions to hold any out
+    train, validation, test = _split(transitions, split_info)
     model: HeadModel
     if args.model == "mlp":
         model = MLPEnsemble(
@@ -165,12 +202,15 @@ def run_train(args: argparse.Namespace) -> int:
     model.metadata = {
         "env": args.env,
         "data": data,
-        "split": {"last_train_session": last, "seed": args.seed},
+        "split": split_info,
         "transitions": {"train": len(train), "validation": len(validation), "test": len(test)},
         "fit_seconds": round(seconds, 2),
     }
     model.save(args.out)
     split = f"sessions ≤ {last} (test: later)" if last is not None else "60/20/20 by resolution"
+    if split_info.get("by") == "episode":
+        split = (f"60/20/20 by (country, resolution) episode: only {n_groups} resolutions have "
+                 "transitions, so test episodes share resolutions with training ones")  # fmt: skip
     print(f"{type(model).__name__} on {args.env} ({data}), split {split}, seed {args.seed}")
     print(f"transitions: train {len(train):,}, validation {len(validation):,}, test {len(test):,}")
     print(f"fit in {seconds:.1f} s; saved to {args.out}")
@@ -189,18 +229,18 @@ def run_eval(args: argparse.Namespace) -> int:
             "assembly_gym.world_models.evaluate_world_model"
         )
     data = args.data or metadata.get("data", _SYNTHETIC)
-    transitions = env_transitions(metadata["env"], _data_spec(data), progress=not args.quiet)
+    spec = _data_spec(data, metadata["env"])
+    transitions = env_transitions(metadata["env"], spec, progress=not args.quiet)
     model = load_world_model(args.model_dir, layout=transitions.obs_names)
     move = getattr(model, "to", None)
     if callable(move):  # a torch model: predict on the device
         move(args.device)
     split = metadata["split"]
-    _, _, test = split_transitions(
-        transitions, last_train_session=split["last_train_session"], seed=split["seed"]
-    )
+    _, _, test = _split(transitions, split)
     result = evaluate_world_model(model, test, seed=args.seed)
     last = split["last_train_session"]
-    where = f"sessions > {last}" if last is not None else "20 % of the resolutions (seeded)"
+    unit = "episodes" if split.get("by") == "episode" else "resolutions"
+    where = f"sessions > {last}" if last is not None else f"20 % of the {unit} (seeded)"
     print(
         f"{type(model).__name__} from {args.model_dir} on {metadata['env']} ({data}); "
         f"test: {where}; rollout seed {args.seed}"

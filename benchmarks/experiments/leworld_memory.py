@@ -129,11 +129,14 @@ def run(args: argparse.Namespace) -> None:
         d = paired_difference(system_mse, values)
         print(f"| {name} | {d.difference:+.5f} | [{d.low:+.5f}, {d.high:+.5f}] |")
     print()
-    info = paired_difference(rows["LeWorld, no info request"], system_mse)
-    print(
-        f"Info request: MSE without − with = {info.difference:+.6f}, 95 % CI "
-        f"[{info.low:+.6f}, {info.high:+.6f}] (n = {info.n}; positive: the request helps)"
-    )
+    if system.use_query:
+        info = paired_difference(rows["LeWorld, no info request"], system_mse)
+        print(
+            f"Info request: MSE without − with = {info.difference:+.6f}, 95 % CI "
+            f"[{info.low:+.6f}, {info.high:+.6f}] (n = {info.n}; positive: the request helps)"
+        )
+    else:
+        print("Info request: not trained (the checkpoint ran no phase 3)")
     ratio = system_mse.mean() / floor.mean()
     a = paired_difference(system_mse, rows["(a) memory-less MLP, equal size"])
     c = paired_difference(system_mse, rows["(c) trained system, random reads"])

@@ -94,8 +94,8 @@ class Options:
     """
 
     data: str | None = field(default=None, metadata={
-        "help": "real data: an unvotes folder or a UN Digital Library CSV (default: the "
-        "suite's synthetic assembly)",
+        "help": "real data: an unvotes folder or a UN Digital Library CSV, or (deliberation) "
+        "a folder of trajectory files (default: the suite's synthetic assembly)",
     })  # fmt: skip
     seed: int = field(default=0, metadata={
         "help": "seed of every random choice (data, agents, bootstrap)",
@@ -103,6 +103,14 @@ class Options:
     })  # fmt: skip
     last_train_session: int | None = field(default=None, metadata={
         "help": "last training session (default: 60 on real data)", "minimum": 1,
+    })  # fmt: skip
+    folds: int | None = field(default=None, metadata={
+        "help": "K-fold cross-validation by resolution (seeded): K runs, each testing on one "
+        "fold of the resolutions, then the mean and spread across folds (deliberation suite)",
+        "metavar": "K", "minimum": 2,
+    })  # fmt: skip
+    fold: int | None = field(default=None, metadata={
+        "help": "with --folds: run only this fold (0 … K − 1)", "metavar": "I", "minimum": 0,
     })  # fmt: skip
     countries: tuple[str, ...] | None = field(default=None, metadata={
         "help": "countries to evaluate (default: all with votes in both periods)",

@@ -7,25 +7,31 @@ committee and plenary votes. Agents include the multi-step MaxEnt-IRL policy, im
 GAIL and AIRL (a PPO generator in ``Deliberation-v0``) and sb3-contrib's MaskablePPO trained
 inside ``Simulator-v0`` (a learned world model) on each country's learned reward.
 
-Real (``--data``): the UN documents of 2023 record sponsor lists of Third Committee drafts
-but hardly any votes, so the real task is the one they support: who cosponsors the later
+Trajectories (``--data DIR``, a folder of ``*.trajectory.json``, ``*.genealogy.json`` or
+``*.marcxml[.gz]`` files; that folder and nothing else): where most resolutions record the
+plenary vote, the whole multi-step task on the complete episodes, split by session as the
+synthetic one. Where they do not (the UN documents of 2023 record sponsor lists of Third
+Committee drafts but hardly any votes), the task they support: who cosponsors the later
 drafts (by date), learned from the earlier ones.
+
+``--folds K`` replaces the split by K folds of the resolutions (seeded,
+:func:`~assembly_gym.benchmarks.splits.resolution_folds`); ``--fold I`` picks the fold tested.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
 
+from assembly_gym.benchmarks.splits import record_folds
 from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, per_country
 from assembly_gym.benchmarks.suites.catalog import baseline_specs, bc_spec
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.core.paths import documents_dir
 from assembly_gym.envs.legislative.data import ISSUE_CODES
 from assembly_gym.envs.legislative.deliberation import (
     STATE_NAMES,
@@ -36,10 +42,14 @@ from assembly_gym.envs.legislative.demonstrations import (
     deliberation_demonstrations,
     group_by_country,
 )
-from assembly_gym.envs.legislative.documents import load_trajectories
+from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.observation import feature_names
-from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
+from assembly_gym.envs.legislative.resolutions import (
+    NOT_RECORDED,
+    ResolutionRecords,
+    records_from_trajectories,
+)
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
@@ -71,6 +81,7 @@ def deliberation_task(
         c: np.concatenate([[i["rcid"] for i in d.infos] for d in test_demos[c]]) for c in both
     }
     context = {
+        "draft_only": draft_only,
         "train_records": train,
         "patterns": records.resolutions[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(bool),
     }
@@ -90,32 +101,60 @@ def _synthetic_records(seed: int, quick: bool) -> ResolutionRecords:
     return resolution_records(generate_assembly(config))
 
 
-def _documents_folder(data: str) -> Path:
-    """The UN documents: ``data`` itself, or the ``un_documents`` folder beside it."""
-    path = Path(data)
-    for candidate in (path, path.parent / "un_documents", path / "un_documents"):
-        if candidate.is_dir() and any(candidate.glob("*.marcxml*")):
-            return candidate
-    found = documents_dir()
-    if found is None:
-        raise DataError(data, "no UN documents (MARC21-XML drafts) in or beside this folder")
-    return found
+def _trajectory_records(data: str) -> ResolutionRecords:
+    """The records of the trajectory files in ``data``: that folder (or file), nothing else.
+
+    Raises:
+        DataError: ``data`` holds roll calls, or neither kind.
+    """
+    if data_kind(data) != "trajectories":
+        raise DataError(
+            data, "holds roll calls; the deliberation suite needs a folder of trajectory files"
+        )
+    return replace(records_from_trajectories(load_trajectories(data)), source=str(data))
+
+
+def _multi_step(records: ResolutionRecords) -> bool:
+    """Whether most resolutions record their plenary vote (else: draft decisions only)."""
+    return bool(((records.plenary != NOT_RECORDED).any(axis=0)).mean() >= 0.5)
+
+
+def _fold_train(records: ResolutionRecords, options: Options) -> tuple[np.ndarray, str]:
+    """Training columns of fold ``options.fold`` (default 0) of ``options.folds``."""
+    assert options.folds is not None
+    fold = options.fold or 0
+    if fold >= options.folds:
+        raise DataError("--fold", f"fold {fold} of {options.folds} folds: choose 0 … "
+                        f"{options.folds - 1}")  # fmt: skip
+    test = record_folds(records, options.folds, options.seed)[fold]
+    train = np.setdiff1d(np.arange(records.n_resolutions), test)
+    split = (f"fold {fold + 1}/{options.folds} by resolution (seed {options.seed}): "
+             f"{len(train)} train, {len(test)} test resolutions")  # fmt: skip
+    return train, split
 
 
 def _make_task(options: Options) -> Task:
     if options.data is None:
         records = _synthetic_records(options.seed, options.quick)
+    else:
+        records = _trajectory_records(options.data)
+    draft_only = options.data is not None and not _multi_step(records)
+    if options.folds is not None:
+        train, split = _fold_train(records, options)
+    elif draft_only:
+        days = records.resolutions["date"].to_numpy().astype("datetime64[D]").astype(np.int64)
+        cut = np.quantile(days, 0.7)
+        train = np.flatnonzero(days <= cut)
+        split = f"drafts up to {np.datetime64(int(cut), 'D')} train, later drafts test"
+    else:
         sessions = records.resolutions["session"].to_numpy()
         last = options.last_train_session or int(np.quantile(np.unique(sessions), 0.75))
+        train = np.flatnonzero(sessions <= last)
         split = f"train sessions ≤ {last}, test sessions > {last}"
-        return deliberation_task("deliberation", records, np.flatnonzero(sessions <= last),
-                                 options, draft_only=False, split=split)  # fmt: skip
-    records = records_from_trajectories(load_trajectories(_documents_folder(options.data)))
-    dates = records.resolutions["date"].to_numpy()
-    cut = np.quantile(dates.astype("datetime64[D]").astype(np.int64), 0.7)
-    train = np.flatnonzero(dates.astype("datetime64[D]").astype(np.int64) <= cut)
-    split = f"drafts up to {np.datetime64(int(cut), 'D')} train, later drafts test (cosponsorship)"
-    return deliberation_task("deliberation", records, train, options, draft_only=True, split=split)
+    if draft_only:
+        split += " (cosponsorship)"
+    return deliberation_task("deliberation", records, train, options, draft_only=draft_only,
+                             split=split)  # fmt: skip
 
 
 def _env_factory(task: Task):
@@ -180,7 +219,7 @@ def _simulator_ppo_fit(task: Task, countries: Sequence[str], *, steps: int):
 def _agents(task: Task, options: Options) -> list[AgentSpec]:
     specs = [*baseline_specs(task, yes_action=Action.YES, vote_actions=(1, 2, 3)),
              bc_spec(task, max_countries=10)]  # fmt: skip
-    if options.data is not None:
+    if task.context["draft_only"]:
         return specs  # draft decisions only: the multi-step learners need whole resolutions
     steps = 1024 if options.quick else 10_000
     return [

@@ -19,6 +19,7 @@ from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDecla
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.envs.legislative.dynamics import (
     OUTCOMES,
+    OWN_THRESHOLDS,
     EmpiricalDynamics,
     issue_keys,
     own_outcomes,
@@ -113,8 +114,8 @@ _ACTIONS = tuple(Action)
 _N_ACTIONS = len(_ACTIONS)
 _VALID = tuple(tuple(bool(valid) for valid in STAGE_MASKS[stage]) for stage in Stage)
 _INT_TYPES = (int, np.int64, np.int32)
-_OUTCOME_CODES = tuple(OUTCOMES.tolist())
-_OWN_OUTCOMES = tuple(own_outcomes(np.arange(len(Action))).tolist())  # by action
+_OWN_CODES = tuple(OUTCOMES[own_outcomes(np.arange(len(Action)))].tolist())  # by action
+_OWN_THRESHOLDS = OWN_THRESHOLDS[own_outcomes(np.arange(len(Action)))]  # by action
 
 
 def write_stage_outcomes(
@@ -182,12 +183,12 @@ def _write_stage_count(
         state[_STATE["own_cosponsor"]] = own == 1
         state[_STATE["sponsor_share"]] = counts[0] / n_countries
     else:
-        total = max(sum(counts), 1)
-        for column, own_column, code, count in zip(
-            _SHARE_COLUMNS_OF[stage], _OWN_COLUMNS_OF[stage], range(3), counts, strict=True
-        ):
-            state[column] = count / total
-            state[own_column] = own == code
+        (yes, no, abstain), total = counts, max(sum(counts), 1)
+        (yes_column, no_column, abstain_column), (own_yes, own_no, own_abstain) = (
+            _SHARE_COLUMNS_OF[stage], _OWN_COLUMNS_OF[stage])  # fmt: skip
+        state[yes_column], state[no_column], state[abstain_column] = (
+            yes / total, no / total, abstain / total)  # fmt: skip
+        state[own_yes], state[own_no], state[own_abstain] = own == 0, own == 1, own == 2
         if stage == Stage.PLENARY_VOTE:
             state[_STATE["adopted"]] = counts[0] > counts[1]
     state[_STATE["stage_draft"] + stage] = 0.0
@@ -230,16 +231,14 @@ def tally_dict(
         counts: its counts (an array or a list), shape (1,) sponsors after DRAFT or (3,)
             yes/no/abstain after a vote; the counts the stage does not have are 0.
     """
-    tally = dict.fromkeys(TALLY_KEYS, 0)
     if stage is None:
-        return tally
+        return dict.fromkeys(TALLY_KEYS, 0)
     if counts is None:
         raise ValueError(f"the tally of stage {stage.name} needs its counts")
     if stage == Stage.DRAFT:
-        tally["sponsors"] = int(counts[0])
-    else:
-        tally["yes"], tally["no"], tally["abstain"] = map(int, counts[:3])
-    return tally
+        return {"sponsors": int(counts[0]), "yes": 0, "no": 0, "abstain": 0}
+    yes, no, abstain = counts[:3]
+    return {"sponsors": 0, "yes": int(yes), "no": int(no), "abstain": int(abstain)}
 
 
 def support_share(stage: Stage, counts: np.ndarray, n_countries: int) -> np.ndarray:
@@ -445,9 +444,12 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
                for key in ("symbol", "short", "descr")},
         }  # fmt: skip
         self._sessions = self.attributes["session"]
+        self._issues = self.resolution_issues.tolist()
         self._offset = len(self.features.names)  # where the STATE_NAMES start
-        self._cache: dict[str, np.ndarray] = {}
-        self._candidates: dict[tuple[int, int | None], np.ndarray] = {}
+        self._adopted = self._offset + _STATE["adopted"]
+        self._uniforms_shape = (len(Stage) - 1, self.records.n_countries)  # by acting stage
+        self._cache: dict[int, np.ndarray] = {}  # first_observations by country row
+        self._candidates: dict[tuple[int, int | None], list[int]] = {}
         self._flat_candidates: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._episode: dict[str, Any] | None = None
         self._last: dict[str, Any] | None = None
@@ -464,31 +466,33 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """
         options = checked_options(options, self.RESET_OPTIONS, "Deliberation-v0")
         super().reset(seed=seed)
-        n = self.records.n_countries
+        shape = self._uniforms_shape
         # Every draw of the episode up front, in one call: two pick the country and the
         # resolution, then one uniform per country and stage decides the others' choices.
-        draws = self.np_random.random(self.draws_per_episode)
-        row, column = self._sample_start(float(draws[0]), float(draws[1]), options)
-        obs = np.zeros(len(self.layout), dtype=np.float32)
-        obs[: self._offset] = self.country_features(self.records.country_names[row])[column]
-        obs[self._offset + _STATE["stage_draft"]] = 1.0
+        draws = self.np_random.random(2 + shape[0] * shape[1])
+        first, second = draws[:2].tolist()
+        row, column = self._sample_start(first, second, options)
+        obs = self.first_observations(row)[column].copy()
         obs.setflags(write=False)  # reward_fn reads it; a step makes the next one
         self._episode = {
             "row": row, "column": column, "stage": Stage.DRAFT, "obs": obs,
-            "issue": int(self.resolution_issues[column]), "support": 0.0,
+            "issue": self._issues[column], "support": 0.0,
             "about": self._about(row, column),
-            "uniforms": draws[2:].reshape(len(Stage) - 1, n),
+            "uniforms": draws[2:].reshape(shape),
+            "recorded": self._recorded_table[:, row, column].tolist(),
         }  # fmt: skip
         self._last = None
         # The keys of a step's info, with placeholders: nothing has been played yet.
-        info = {**self._describe(), "recorded_action": UNRECORDED_ACTION, "acted_stage": "",
-                "invalid_action": False, "tally": tally_dict(), "adopted": False}  # fmt: skip
+        info = {**self._episode["about"], "stage": _STAGE_NAMES[Stage.DRAFT],
+                "action_mask": STAGE_MASKS[Stage.DRAFT].copy(),
+                "recorded_action": UNRECORDED_ACTION, "acted_stage": "", "invalid_action": False,
+                "tally": tally_dict(), "adopted": False}  # fmt: skip
         return obs.copy(), info
 
     @property
     def draws_per_episode(self) -> int:
         """Uniform draws one episode consumes: 2 + 3 × countries."""
-        return 2 + (len(Stage) - 1) * self.records.n_countries
+        return 2 + self._uniforms_shape[0] * self._uniforms_shape[1]
 
     def sample_starts(
         self, uniforms: np.ndarray, options: dict[str, Any]
@@ -523,14 +527,14 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         records = self.records
         country = options.get("country", self._country)
         if country is None:
-            row = _index(first, records.n_countries)
+            row = _index(first, self._uniforms_shape[1])
         else:
             row = records.country_index(country)
         resolution = options.get("resolution", self._resolution)
         if resolution is not None:
             return row, records.resolution_index(resolution)
         candidates = self._candidates_of(row, options.get("session", self._session))
-        return row, int(candidates[_index(second, len(candidates))])
+        return row, candidates[_index(second, len(candidates))]
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Act at the current stage; the other countries respond; move to the next stage.
@@ -561,16 +565,18 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             action = Action.NO_ACTION
         after, tally = self._advance(episode, action)
         obs = after["obs"]
-        recorded = int(self._recorded_table[stage, episode["row"], episode["column"]])
-        voted = {**self._describe(stage), "recorded_action": recorded, "tally": dict(tally)}
+        recorded, about, acted = episode["recorded"][stage], episode["about"], _STAGE_NAMES[stage]
+        voted = {**about, "stage": acted, "action_mask": STAGE_MASKS[stage].copy(),
+                 "recorded_action": recorded, "tally": dict(tally)}  # fmt: skip
         reward = checked_reward(
             self.reward_fn, float(self.reward_fn(episode["obs"], int(action), obs, voted))
         )
         episode.update(after)
-        terminated = episode["stage"] == Stage.TERMINAL
-        info = {**self._describe(), "recorded_action": recorded, "acted_stage": _STAGE_NAMES[stage],
-                "invalid_action": invalid, "tally": dict(tally),
-                "adopted": bool(obs[self._offset + _STATE["adopted"]])}  # fmt: skip
+        now = after["stage"]
+        terminated = now == Stage.TERMINAL
+        info = {**about, "stage": _STAGE_NAMES[now], "action_mask": STAGE_MASKS[now].copy(),
+                "recorded_action": recorded, "acted_stage": acted, "invalid_action": invalid,
+                "tally": dict(tally), "adopted": bool(obs[self._adopted])}  # fmt: skip
         self._last = {"stage": stage, "action": action, "reward": reward, "tally": tally}
         self._show_step()
         return obs.copy(), reward, terminated, False, info
@@ -601,29 +607,39 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
         Returns:
             The episode's entries after the stage (``obs``, read-only, ``stage``, ``support``,
-            ``sponsored``, ``choices``) and the stage's tally.
+            ``sponsored``, ``rows``: each country's :meth:`EmpiricalDynamics.threshold_rows`,
+            ``choices``: who sponsored, or which thresholds each uniform exceeded) and the
+            stage's tally.
         """
-        stage, row = episode["stage"], episode["row"]
+        stage, row, dynamics = episode["stage"], episode["row"], self.dynamics
         uniforms = episode["uniforms"][stage]
+        n_countries = len(uniforms)
         if stage == Stage.DRAFT:
-            sponsored = uniforms < self.dynamics.sponsor[:, episode["issue"]]
+            sponsored = uniforms < dynamics.sponsor_by_issue[episode["issue"]]
             sponsored[row] = action == Action.COSPONSOR
-            choices, counts = sponsored, [int(np.count_nonzero(sponsored))]
-            own, support = int(sponsored[row]), counts[0] / len(uniforms)
+            counts = [int(np.count_nonzero(sponsored))]
+            own, support = int(action == Action.COSPONSOR), counts[0] / n_countries
+            # Everyone's choice (for the picture), and the threshold row each reads at a vote.
+            choices, rows = sponsored, dynamics.threshold_rows(sponsored)
         else:
-            sponsored = episode["sponsored"]
-            choices = self.dynamics.vote_outcomes_of(
-                stage, episode["issue"], sponsored, episode["support"], uniforms
-            )
-            choices[row] = _OWN_OUTCOMES[action]
-            counts = np.bincount(choices, minlength=len(OUTCOMES))[:3].tolist()
-            own, support = _OUTCOME_CODES[choices[row]], counts[0] / max(sum(counts), 1)
+            sponsored, rows = episode["sponsored"], episode["rows"]
+            context = dynamics.context_thresholds(stage, episode["issue"], episode["support"])
+            thresholds = context.take(rows, axis=1)
+            thresholds[:, row] = _OWN_THRESHOLDS[action]
+            # Which of its three thresholds each country's uniform exceeds, (3, C): a country
+            # votes the outcome whose index is how many (for the picture).
+            choices = uniforms > thresholds
+            # Countries past each threshold: bytes.count is the cheapest count of a short row.
+            past, n = choices.tobytes(), n_countries
+            first, second = past.count(1, 0, n), past.count(1, n, 2 * n)
+            counts = [n - first, first - second, second - past.count(1, 2 * n)]
+            own, support = _OWN_CODES[action], counts[0] / max(sum(counts), 1)
         obs = episode["obs"].copy()
-        _write_stage_count(obs[self._offset :], stage, counts, own, len(uniforms))
+        _write_stage_count(obs[self._offset :], stage, counts, own, n_countries)
         obs.setflags(write=False)
         after = {
             "obs": obs, "stage": _STAGES[stage + 1], "sponsored": sponsored, "support": support,
-            "choices": choices,  # everyone's, for the picture: sponsored or outcome indices
+            "choices": choices, "rows": rows,
         }  # fmt: skip
         return after, tally_dict(stage, counts)
 
@@ -644,18 +660,18 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             [recorded_actions(records, stage, rows, columns[None, :]) for stage in _STAGES[:-1]]
         ).astype(np.int8)
 
-    def _candidates_of(self, row: int, session: int | None) -> np.ndarray:
+    def _candidates_of(self, row: int, session: int | None) -> list[int]:
         """Resolutions with a record of the country (in ``session`` when given), cached."""
         key = (row, session)
-        if key not in self._candidates:
+        candidates = self._candidates.get(key)
+        if candidates is None:
             recorded = (self.records.plenary[row] != NOT_RECORDED) | (
                 self.records.sponsors[row] != NOT_RECORDED
             )
             if session is not None:
                 recorded &= self._sessions == session
-            self._candidates[key] = np.flatnonzero(recorded)
-        candidates = self._candidates[key]
-        if len(candidates) == 0:
+            candidates = self._candidates[key] = np.flatnonzero(recorded).tolist()
+        if not candidates:
             where = f" in session {session}" if session is not None else ""
             name = self.records.country_names[row]
             raise DataError(
@@ -676,23 +692,40 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         return columns, offsets
 
     def _about(self, row: int, column: int) -> dict[str, Any]:
-        meta = self.attributes
-        return {
-            "country": self.records.country_names[row],
-            "rcid": int(meta["rcid"][column]),
-            "symbol": meta["symbol"][column],
-            "session": int(meta["session"][column]),
-            "title": meta["short"][column],
-            "description": meta["descr"][column],
-        }
+        rcid, symbol, session, title, description = self._texts[column]
+        return {"country": self.records.country_names[row], "rcid": rcid, "symbol": symbol,
+                "session": session, "title": title, "description": description}  # fmt: skip
+
+    @functools.cached_property
+    def _texts(self) -> list[tuple[int, str, int, str, str]]:
+        """Each resolution's rcid, symbol, session, title and description as Python values."""
+        keys = ("rcid", "symbol", "session", "short", "descr")
+        return list(zip(*(self.attributes[key].tolist() for key in keys), strict=True))
 
     def country_features(self, country: str) -> np.ndarray:
-        """Roll-call feature rows of a country for every resolution, shape (R, d), cached."""
-        if country not in self._cache:
+        """Roll-call feature rows of a country for every resolution, shape (R, d).
+
+        Cached for the countries of the records (a view of :meth:`first_observations`).
+        """
+        if country not in self.records.country_names:
+            return self.features.for_country(country)
+        return self.first_observations(self.records.country_index(country))[:, : self._offset]
+
+    def first_observations(self, row: int) -> np.ndarray:
+        """The DRAFT observation of every resolution for country ``row``, (R, D) float32.
+
+        Cached for the last 64 countries used (read-only).
+        """
+        table = self._cache.get(row)
+        if table is None:
             if len(self._cache) >= 64:
                 self._cache.pop(next(iter(self._cache)))
-            self._cache[country] = self.features.for_country(country)
-        return self._cache[country]
+            table = np.zeros((self.records.n_resolutions, len(self.layout)), dtype=np.float32)
+            table[:, : self._offset] = self.features.for_country(self.records.country_names[row])
+            table[:, self._offset + _STATE["stage_draft"]] = 1.0
+            table.setflags(write=False)
+            self._cache[row] = table
+        return table
 
     def _state_index(self, name: str) -> int:
         return len(self.features.names) + _STATE[name]
@@ -734,7 +767,9 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         played = last["stage"]
         choices = episode["choices"]
         seats[seat_of] = (
-            sponsor_seats(choices) if played == Stage.DRAFT else vote_seats(OUTCOMES[choices])
+            sponsor_seats(choices)
+            if played == Stage.DRAFT
+            else vote_seats(OUTCOMES[choices.sum(axis=0)])
         )
         recorded = self._recorded(played)
         record = "not recorded" if recorded is None else f"recorded {Action(recorded).name}"

@@ -34,7 +34,7 @@ from assembly_gym.envs.legislative.spaces import (
     support_bin,
 )
 
-__all__ = ["OUTCOMES", "EmpiricalDynamics", "issue_keys", "own_outcomes"]
+__all__ = ["OUTCOMES", "OWN_THRESHOLDS", "EmpiricalDynamics", "issue_keys", "own_outcomes"]
 
 N_BINS = len(SPONSOR_SHARE_EDGES) + 1
 N_ISSUE_KEYS = 7
@@ -43,6 +43,10 @@ _ABSENT_OUTCOME = 3
 _VOTE_STAGES = (Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE)
 OUTCOMES = np.array([Vote.YES, Vote.NO, Vote.ABSTAIN, ABSENT], dtype=np.int8)
 """The :class:`Vote` code (or ``ABSENT``) of each outcome index 0..3."""
+OWN_THRESHOLDS = np.where(np.arange(N_OUTCOMES - 1) < np.arange(N_OUTCOMES)[:, None], -1.0, 2.0)
+"""Thresholds that a uniform in [0, 1) exceeds exactly the first k of, by outcome index k, (4, 3):
+an agent's own vote read as the others' are (:meth:`EmpiricalDynamics.context_thresholds`)."""
+OWN_THRESHOLDS.setflags(write=False)
 _EDGES = {stage: tuple(edges.tolist()) for stage, edges in zip(
     _VOTE_STAGES, (SPONSOR_SHARE_EDGES, YES_SHARE_EDGES), strict=True)}  # fmt: skip
 
@@ -222,17 +226,48 @@ class EmpiricalDynamics:
         Returns:
             Outcomes, shape (N, C) uint8: 0 yes, 1 no, 2 abstain, 3 absent (:data:`OUTCOMES`).
         """
+        keys = self._vote_keys(stage, issues, self.threshold_rows(sponsored), support)
+        outcomes = (uniforms > self._row_thresholds[0].take(keys)).view(np.uint8)
+        for thresholds in self._row_thresholds[1:]:
+            outcomes += (uniforms > thresholds.take(keys)).view(np.uint8)
+        return outcomes
+
+    def vote_tallies(
+        self, stage: Stage, issues: np.ndarray, threshold_rows: np.ndarray, support: np.ndarray,
+        uniforms: np.ndarray, rows: np.ndarray, outcomes: np.ndarray,
+    ) -> np.ndarray:  # fmt: skip
+        """Yes, no and abstain counts of a vote in N episodes, (N, 3) int64.
+
+        The counts of :meth:`vote_outcomes`, except that the country of each episode
+        (``rows``) votes its agent's outcome; without every country's vote (a vector env's
+        step needs only the tallies).
+
+        Args:
+            stage: COMMITTEE_VOTE or PLENARY_VOTE.
+            issues: issue key of each episode's resolution, shape (N,).
+            threshold_rows: :meth:`threshold_rows` of who sponsored, shape (N, C).
+            support: the support share before this stage, shape (N,) float64.
+            uniforms: one uniform draw per country, shape (N, C).
+            rows: the agent's country in each episode, shape (N,).
+            outcomes: the agents' outcome indices (:func:`own_outcomes`), shape (N,).
+        """
+        keys = self._vote_keys(stage, issues, threshold_rows, support)
+        keys[np.arange(len(rows)), rows] = self._context_rows.size // (N_OUTCOMES - 1) + outcomes
+        ones = np.ones(uniforms.shape[1])
+        above = np.empty((len(rows), N_OUTCOMES))  # countries past no threshold, then each
+        above[:, 0] = uniforms.shape[1]
+        for k, thresholds in enumerate(self._row_thresholds, start=1):
+            above[:, k] = (uniforms > thresholds.take(keys)) @ ones
+        return (above[:, :-1] - above[:, 1:]).astype(np.int64)
+
+    def _vote_keys(
+        self, stage: Stage, issues: np.ndarray, threshold_rows: np.ndarray, support: np.ndarray
+    ) -> np.ndarray:
+        """Each country's row of the flat :attr:`_row_thresholds` in N episodes, (N, C)."""
         if stage not in _VOTE_STAGES:
             raise ValueError(f"nobody acts at {stage!r}")
-        n_countries = len(self.countries)
         contexts = ((stage - 1) * N_ISSUE_KEYS + issues) * N_BINS + support_bin(stage, support)
-        countries = self._countries_axis
-        keys = np.where(sponsored, countries + n_countries, countries)
-        keys += (contexts * (2 * n_countries))[:, None]
-        outcomes = (uniforms > self._thresholds[0][keys]).view(np.uint8)
-        for thresholds in self._thresholds[1:]:
-            outcomes += (uniforms > thresholds[keys]).view(np.uint8)
-        return outcomes
+        return threshold_rows + (contexts * (2 * len(self.countries)))[:, None]
 
     def vote_outcomes_of(
         self, stage: Stage, issue: int, sponsored: np.ndarray, support: float,
@@ -242,12 +277,32 @@ class EmpiricalDynamics:
 
         The same draws with a scalar context (a single env's step makes a few NumPy calls).
         """
+        thresholds = self.context_thresholds(stage, issue, support)
+        exceeded = uniforms > thresholds.take(self.threshold_rows(sponsored), axis=1)
+        return exceeded.sum(axis=0)
+
+    def context_thresholds(self, stage: Stage, issue: int, support: float) -> np.ndarray:
+        """The cumulative vote probabilities of one episode's context, shape (3, 2 · C).
+
+        Column 2c is country c when it did not sponsor, column 2c + 1 when it did
+        (:meth:`threshold_rows`); a country votes outcome k when its uniform exceeds exactly
+        the first k of its column's three thresholds. A read-only view.
+        """
         if stage not in _VOTE_STAGES:
             raise ValueError(f"nobody acts at {stage!r}")
         bin_ = bisect.bisect_right(_EDGES[stage], support)  # support_bin of a float
-        cdf = self._context_thresholds[((stage - 1) * N_ISSUE_KEYS + issue) * N_BINS + bin_]
-        # cdf: (2, C, 3), not sponsored and sponsored
-        return (uniforms[:, None] > np.where(sponsored[:, None], cdf[1], cdf[0])).sum(axis=1)
+        return self._context_rows[((stage - 1) * N_ISSUE_KEYS + issue) * N_BINS + bin_]
+
+    def threshold_rows(self, sponsored: np.ndarray) -> np.ndarray:
+        """Each country's column of :meth:`context_thresholds`, (..., C) int: 2c + sponsored."""
+        return self._even_rows + sponsored
+
+    @functools.cached_property
+    def sponsor_by_issue(self) -> np.ndarray:
+        """:attr:`sponsor` by issue key, contiguous rows, shape (7, C) (read-only)."""
+        table = np.ascontiguousarray(self.sponsor.T)
+        table.setflags(write=False)
+        return table
 
     @functools.cached_property
     def _cdf(self) -> np.ndarray:
@@ -265,14 +320,24 @@ class EmpiricalDynamics:
         return np.ascontiguousarray(by_context).reshape(-1, 2, len(self.countries), 3)
 
     @functools.cached_property
-    def _thresholds(self) -> tuple[np.ndarray, ...]:
-        """:attr:`_context_thresholds` flat, one (K,) array per outcome."""
-        flat = self._context_thresholds.reshape(-1, N_OUTCOMES - 1)
-        return tuple(np.ascontiguousarray(flat[:, k]) for k in range(N_OUTCOMES - 1))
+    def _row_thresholds(self) -> tuple[np.ndarray, ...]:
+        """:attr:`_context_rows` flat, then :data:`OWN_THRESHOLDS`: one (K + 4,) per threshold."""
+        by_threshold = self._context_rows.transpose(1, 0, 2).reshape(N_OUTCOMES - 1, -1)
+        flat = np.concatenate([by_threshold, OWN_THRESHOLDS.T], axis=1)
+        return tuple(np.ascontiguousarray(thresholds) for thresholds in flat)
 
     @functools.cached_property
-    def _countries_axis(self) -> np.ndarray:
-        return np.arange(len(self.countries))[None, :]
+    def _context_rows(self) -> np.ndarray:
+        """:attr:`_context_thresholds` by context, threshold, 2c + sponsored: (70, 3, 2 · C)."""
+        by_country = np.ascontiguousarray(self._context_thresholds.transpose(0, 3, 2, 1))
+        rows = by_country.reshape(len(by_country), N_OUTCOMES - 1, -1)
+        rows.setflags(write=False)
+        return rows
+
+    @functools.cached_property
+    def _even_rows(self) -> np.ndarray:
+        """2c of every country c, (C,) (:meth:`threshold_rows`)."""
+        return 2 * np.arange(len(self.countries), dtype=np.intp)
 
 
 def own_outcomes(actions: np.ndarray) -> np.ndarray:

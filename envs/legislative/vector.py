@@ -35,8 +35,9 @@ from assembly_gym.envs.legislative.deliberation import (
     UNRECORDED_ACTION,
     DeliberationEnv,
     support_share,
-    write_stage_outcomes,
+    write_stage_counts,
 )
+from assembly_gym.envs.legislative.dynamics import OUTCOMES, own_outcomes
 from assembly_gym.envs.legislative.rewards import batch_rewards
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
 from assembly_gym.envs.legislative.spaces import Action, Stage
@@ -87,7 +88,9 @@ class _BatchedEnv(VectorEnvBase):
         self.layout = env.layout
         self._rngs: list[np.random.Generator] = []  # one per sub-env once seeded
         self._options: dict[str, Any] = {}
-        self._buffer = np.zeros((num_envs, 0, 0))  # per sub-env: uniforms of its next episodes
+        # Uniforms of the sub-envs' next episodes, (block, N, k): episode j of every sub-env
+        # is one contiguous (N, k) block.
+        self._buffer = np.zeros((0, num_envs, 0))
         self._position = np.zeros(num_envs, dtype=np.int64)
         self._ended = np.zeros(num_envs, dtype=bool)  # NEXT_STEP: reset on the coming step
         self._started = False  # a reset has completed
@@ -142,11 +145,12 @@ class _BatchedEnv(VectorEnvBase):
         n, same_step = self.num_envs, self.metadata["autoreset_mode"] == SAME_STEP
         moving = np.flatnonzero(~self._ended)  # NEXT_STEP: the others only reset on this step
         rewards, terminated = np.zeros(n), np.zeros(n, dtype=bool)
-        step_info: Infos = self._reset_step_info(0)
         if moving.size:
             rewards[moving], terminated[moving], step_info = self._transition(
                 moving, actions[moving]
             )
+        else:
+            step_info = self._reset_step_info(0)
         infos: dict[str, Any] = {}
         if same_step:  # every sub-env moved; the finished ones restart now
             restart = np.flatnonzero(terminated)
@@ -166,11 +170,12 @@ class _BatchedEnv(VectorEnvBase):
 
     def _finals(self, ended: np.ndarray, step_info: Infos) -> dict[str, Any]:
         """The last observation and info of the episodes ending in ``ended`` (same-step rule)."""
-        n, rows = self.num_envs, self._observations()[ended]
+        n, rows, last = self.num_envs, self._observations(), {**self._state_infos(), **step_info}
+        if len(ended) < n:  # else every row, in order
+            rows, last = rows[ended], _rows(last, ended)
         final_obs, mask = np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
         final_obs[ended] = np.fromiter(rows, dtype=object, count=len(ended))  # (d,) rows
         mask[ended] = True
-        last = _rows({**self._state_infos(), **step_info}, ended)
         return {
             FINAL_OBS: final_obs, f"_{FINAL_OBS}": mask,
             "final_info": dict_info(last, ended, n), "_final_info": mask.copy(),
@@ -181,23 +186,35 @@ class _BatchedEnv(VectorEnvBase):
         if seed is None and self._rngs:
             return
         self._rngs = sub_env_generators(seed, self.num_envs)
-        self._position[:] = self._buffer.shape[1]  # drawn afresh from the new generators
+        self._position[:] = self._buffer.shape[0]  # drawn afresh from the new generators
 
     def _draws(self, envs: np.ndarray, per_episode: int, block: int = 64) -> np.ndarray:
         """The uniforms of one episode for each sub-env in ``envs``, shape (len(envs), k).
 
         A single env draws its k uniforms per reset with one ``random(k)`` call; drawing
         ``random((block, k))`` once gives the same numbers for the next ``block`` episodes,
-        so sub-env i still reproduces a single env seeded ``seed + i``.
+        so sub-env i still reproduces a single env seeded ``seed + i``. When ``envs`` is every
+        sub-env and all are at the same episode of their block (as when they all start
+        together), the draws are a read-only view, valid until the next call.
         """
-        if self._buffer.shape[1:] != (block, per_episode):
-            self._buffer = np.zeros((self.num_envs, block, per_episode))
+        if self._buffer.shape != (block, self.num_envs, per_episode):
+            self._buffer = np.zeros((block, self.num_envs, per_episode))
             self._position[:] = block
-        for i in envs[self._position[envs] == block]:
-            self._rngs[i].random(out=self._buffer[i])  # the numbers of random((block, k))
-            self._position[i] = 0
-        draws = self._buffer[envs, self._position[envs]]
-        self._position[envs] += 1
+        refill = envs[self._position[envs] == block]
+        if refill.size:
+            fresh = np.empty((block, per_episode))
+            for i in refill:
+                self._rngs[i].random(out=fresh)  # the numbers of random((block, k))
+                self._buffer[:, i] = fresh
+            self._position[refill] = 0
+        positions = self._position[envs]
+        first = positions[0]
+        if len(envs) == self.num_envs and (positions == first).all():
+            draws = self._buffer[first]  # envs is sorted: every sub-env, in order
+            draws.setflags(write=False)
+        else:
+            draws = self._buffer[positions, envs]
+        self._position[envs] = positions + 1
         return draws
 
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -376,29 +393,43 @@ class DeliberationVectorEnv(_BatchedEnv):
         self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
         self._rows = np.zeros(num_envs, dtype=np.int64)
         self._columns = np.zeros(num_envs, dtype=np.int64)
-        self._sponsored = np.zeros((num_envs, n_countries), dtype=bool)
+        self._issues = np.zeros(num_envs, dtype=np.int64)
+        # Each country's row of the vote thresholds (EmpiricalDynamics.threshold_rows).
+        self._threshold_rows = np.zeros((num_envs, n_countries), dtype=np.intp)
         self._support = np.zeros(num_envs)
-        self._uniforms = np.zeros((num_envs, len(Stage) - 1, n_countries))
+        self._uniforms = np.zeros((len(Stage) - 1, num_envs, n_countries))  # by acting stage
+        self._ones = np.ones(n_countries)  # counts by matmul
+        self._everyone = np.arange(num_envs)
         self._stage = Stage.DRAFT
         self._about: Infos = {}  # set by _start
-        records = self.env.records  # feature rows of every country, filled on first use
-        self._table = np.zeros((n_countries, records.n_resolutions, self._offset), dtype=np.float32)
+        # The first observation of every (country, resolution), filled per country on first
+        # use (untouched pages of np.zeros take no memory); row r · R + column of _flat.
+        shape = (n_countries, self.env.records.n_resolutions, len(self.layout))
+        self._table = np.zeros(shape, dtype=np.float32)
+        self._flat = self._table.reshape(-1, shape[2])
         self._ready = np.zeros(n_countries, dtype=bool)
+        # Per stage, the arrays every sub-env's infos repeat, copied out (an object array
+        # filled with np.full costs ~30 times its copy).
+        self._stage_names = {stage: np.full(num_envs, stage.name, dtype=object) for stage in Stage}
+        self._blank = np.full(num_envs, "", dtype=object)
+        self._masks = {stage: np.tile(STAGE_MASKS[stage], (num_envs, 1)) for stage in Stage}
 
     def action_masks(self) -> np.ndarray:
         """Valid actions of every sub-env at the current stage, shape (N, 5)."""
-        return np.tile(STAGE_MASKS[self._stage], (self.num_envs, 1))
+        return self._masks[self._stage].copy()
 
     def _start(self, envs: np.ndarray) -> None:
         # New episodes everywhere, each drawn exactly as the single env's reset draws it.
         per_episode = self.env.draws_per_episode
         draws = self._draws(envs, per_episode, block=max(1, 4096 // per_episode))
         self._rows[:], self._columns[:] = self.env.sample_starts(draws[:, :2], self._options)
-        self._uniforms[:] = draws[:, 2:].reshape(self._uniforms.shape)
+        by_stage = draws[:, 2:].reshape(self.num_envs, len(Stage) - 1, -1)
+        self._uniforms[:] = np.swapaxes(by_stage, 0, 1)
         for row in np.unique(self._rows[~self._ready[self._rows]]):  # countries new to the table
-            self._table[row] = self.env.country_features(self.env.records.country_names[row])
+            self._table[row] = self.env.first_observations(row)
             self._ready[row] = True
         attributes, columns = self.env.attributes, self._columns
+        self._issues = self.env.resolution_issues[columns]
         self._about = {  # what the infos say of the episodes until they end (copied out)
             "country": self._country_names[self._rows],
             "country_row": self._rows.copy(),
@@ -408,17 +439,14 @@ class DeliberationVectorEnv(_BatchedEnv):
             "title": attributes["short"][columns],
             "description": attributes["descr"][columns],
         }
-        self._obs[:] = 0.0
-        self._obs[:, : self._offset] = self._table[self._rows, self._columns]
-        self._obs[:, self.layout.index("stage_draft")] = 1.0
-        self._sponsored[:] = False
+        self._obs = self._flat.take(self._rows * self._table.shape[1] + self._columns, 0)
         self._support[:] = 0.0
         self._stage = Stage.DRAFT
 
     def _transition(
         self, envs: np.ndarray, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Infos]:
-        stage = self._stage
+        stage, everyone, rows = self._stage, self._everyone, self._rows
         invalid = ~STAGE_MASKS[stage][actions]
         if invalid.any():
             if self.env.invalid_action == "raise":
@@ -426,30 +454,40 @@ class DeliberationVectorEnv(_BatchedEnv):
                     f"actions {actions[invalid].tolist()} are not valid at {stage.name}"
                 )
             actions = np.where(invalid, Action.NO_ACTION, actions)
-        # The stage's outcome in copies, applied once the rewards are known to be finite.
-        after, sponsored = self._obs.copy(), self._sponsored.copy()
-        issues = self.env.resolution_issues[self._columns]
-        choices = self.env.dynamics.respond(
-            stage, issues, self._rows, actions, sponsored, self._support,
-            self._uniforms[:, stage],
-        )  # fmt: skip
-        counts = write_stage_outcomes(after[:, self._offset :], stage, choices, self._rows)
-        recorded = self.env._recorded_table[stage, self._rows, self._columns].astype(np.int64)
-        step_info = self._reset_step_info(self.num_envs)
-        step_info["tally"].update(  # tally_dict's, batched
-            {"sponsors": counts[:, 0]} if stage == Stage.DRAFT
-            else {vote.name.lower(): counts[:, vote] for vote in Vote}
-        )  # fmt: skip
+        # The stage's outcome in copies, applied once the rewards are known to be finite;
+        # the others' response as EmpiricalDynamics.respond draws it, counted.
+        after, threshold_rows = self._obs.copy(), self._threshold_rows
+        dynamics, uniforms = self.env.dynamics, self._uniforms[stage]
+        if stage == Stage.DRAFT:
+            sponsored = uniforms < dynamics.sponsor_by_issue.take(self._issues, 0)
+            own = sponsored[everyone, rows] = actions == Action.COSPONSOR
+            counts = (sponsored @ self._ones).astype(np.int64)[:, None]
+            threshold_rows = dynamics.threshold_rows(sponsored)
+        else:
+            outcomes = own_outcomes(actions)
+            counts = dynamics.vote_tallies(
+                stage, self._issues, threshold_rows, self._support, uniforms, rows, outcomes
+            )
+            own = OUTCOMES[outcomes]
+        write_stage_counts(after[:, self._offset :], stage, counts, own, uniforms.shape[1])
+        recorded = self.env._recorded_table[stage, rows, self._columns].astype(np.int64)
+        tally = {key: np.zeros(self.num_envs, dtype=np.int64) for key in TALLY_KEYS}
+        if stage == Stage.DRAFT:  # tally_dict's, batched
+            tally["sponsors"] = counts[:, 0]
+        else:
+            tally.update({vote.name.lower(): counts[:, vote] for vote in Vote})
         rewards = batch_rewards(
             self.env.reward_fn, self._obs, actions, after,
-            {"recorded_action": recorded, "tally": step_info["tally"]},
+            {"recorded_action": recorded, "tally": tally},
         )  # fmt: skip
-        self._obs, self._sponsored = after, sponsored
-        self._support = support_share(stage, counts, self.env.records.n_countries)
+        self._obs, self._threshold_rows = after, threshold_rows
+        self._support = support_share(stage, counts, uniforms.shape[1])
         self._stage = Stage(stage + 1)
         done = np.full(self.num_envs, self._stage == Stage.TERMINAL)
-        step_info.update(recorded_action=recorded, invalid_action=invalid,
-                         acted_stage=np.full(self.num_envs, stage.name, dtype=object))  # fmt: skip
+        step_info = {
+            "recorded_action": recorded, "acted_stage": self._stage_names[stage].copy(),
+            "invalid_action": invalid, "tally": tally,
+        }  # fmt: skip
         return rewards, done, step_info
 
     def _observations(self) -> np.ndarray:
@@ -458,7 +496,7 @@ class DeliberationVectorEnv(_BatchedEnv):
     def _state_infos(self) -> Infos:
         return {
             **{key: value.copy() for key, value in self._about.items()},
-            "stage": np.full(self.num_envs, self._stage.name, dtype=object),
+            "stage": self._stage_names[self._stage].copy(),
             "action_mask": self.action_masks(),
             "adopted": self._obs[:, self._adopted] != 0.0,
         }
@@ -466,7 +504,7 @@ class DeliberationVectorEnv(_BatchedEnv):
     def _reset_step_info(self, k: int) -> Infos:
         return {
             "recorded_action": np.full(k, UNRECORDED_ACTION),
-            "acted_stage": np.full(k, "", dtype=object),
+            "acted_stage": self._blank[:k].copy(),
             "invalid_action": np.zeros(k, dtype=bool),
             "tally": {key: np.zeros(k, dtype=np.int64) for key in TALLY_KEYS},
         }

@@ -154,6 +154,19 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         self._episode: Episodes | None = None
         self._t = 0
         self._obs = np.zeros(len(self.layout), dtype=np.float32)
+        # The observation of each step t = 0 … T before its read: s_{t−1} (s_0 at t = 0), s_t,
+        # c, zeros and t / T; the rows of an episode are built at reset from empty ones.
+        self._rows = np.zeros((cfg.sequence_length + 1, len(self.layout)), dtype=np.float32)
+        self._empty_rows = self._rows.copy()
+        self._empty_rows[:, world.layout.slices["step"].start] = [
+            t / cfg.sequence_length for t in range(cfg.sequence_length + 1)
+        ]
+        self._previous = np.maximum(np.arange(cfg.sequence_length + 1) - 1, 0)  # s_{t−1}'s row
+        self._read_bits = world.layout.slices["read_bits"]
+        self._read_address = world.layout.slices["read_address"]
+        self._errors: np.ndarray | None = None  # (2, T, state_dim): see reset
+        self._either = np.zeros((2, cfg.sequence_length, cfg.state_dim), dtype=bool)
+        self._either[0] = True  # a read's seed +1 ([0]) or −1 ([1]) in every entry
         # Of the current episode, for every step t: the relevant windows (T, K, 2) and, as
         # Python numbers, those windows and the noise floor.
         self._windows = np.zeros((cfg.sequence_length, cfg.num_regions, 2), dtype=np.int64)
@@ -176,15 +189,27 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         super().reset(seed=seed)
         cfg = self.config
         self._episode = episode = self.world.sample_episodes(1, self.np_random)
-        starts, lengths = cfg.windows(episode.regions[0], np.arange(cfg.sequence_length))
-        self._windows = np.stack(np.broadcast_arrays(starts, lengths), axis=-1)
-        self._window_list = [[(a, n) for a, n in step] for step in self._windows.tolist()]
+        regions = episode.regions[0].tolist()  # K × [page, offset, length], in Python numbers
+        self._window_list = [  # config.windows' arithmetic
+            [(cfg.window_pages(page, t) * PAGE_SIZE + offset, n) for page, offset, n in regions]
+            for t in range(cfg.sequence_length)
+        ]
+        self._windows = np.array(self._window_list, dtype=np.int64).reshape(-1, len(regions), 2)
         self._floors = (-np.mean(episode.noise[0] ** 2, axis=-1)).tolist()
         self._t = 0
         self._last = None
         self._reads = []
-        s0 = episode.states[0, 0]
-        self._obs = self._observation(s0, s0, np.zeros(cfg.word_size), (0, 0, 0))
+        parts, states = self.world.layout.slices, episode.states[0]
+        rows = self._rows = self._empty_rows.copy()
+        rows[:, parts["s_prev"]] = states[self._previous]
+        rows[:, parts["s"]] = states
+        rows[:, parts["c"]] = episode.c[0]
+        self._obs = rows[0].copy()
+        # The world's own reward: the squared errors of each step for either seed of a read
+        self._errors, own = None, self._own_reward()
+        if own is not None:
+            context = self.world.context_term(episode.c[0])
+            self._errors = own.squared_errors(self._either, states[:-1], context, states[1:])
         # The keys of a step's info, with placeholders: nothing has been read yet.
         info = {"action_mask": self._mask.copy(), "noise_floor": 0.0, "hit": False, "iou": 0.0,
                 "windows": np.zeros((self.config.num_regions, 2), dtype=np.int64)}  # fmt: skip
@@ -212,10 +237,12 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
             )
         start = page * PAGE_SIZE + offset
         length = min(length_code + 1, cfg.num_words - start)  # clipped at the end of memory
-        bits = self.world.memory.clipped_mean_bits(start, length)
-        t, episode = self._t, self._episode
-        states = episode.states[0]
-        next_obs = self._observation(states[t], states[t + 1], bits, (page, offset, length), t + 1)
+        t = self._t
+        next_obs = self._rows[t + 1].copy()
+        next_obs[self._read_bits] = self.world.memory.clipped_mean_bits(start, length)
+        next_obs[self._read_address] = (
+            page / cfg.num_pages, offset / PAGE_SIZE, length / cfg.max_read_range,
+        )  # fmt: skip
         iou = max(_iou(start, length, *window) for window in self._window_list[t])
         info = {
             "action_mask": self._mask.copy(),
@@ -224,9 +251,12 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
             "iou": iou,
             "windows": self._windows[t].copy(),
         }
-        reward = checked_reward(
-            self.reward_fn, float(self.reward_fn(self._obs, action, next_obs, info))
-        )
+        if self._errors is None or self._own_reward() is None:
+            reward = float(self.reward_fn(self._obs, action, next_obs, info))
+        else:  # the world's own reward, from the episode's table
+            above = self.world.tile(next_obs[self._read_bits] > 0.5)
+            reward = float(ReadPredictionReward.of_errors(np.where(above, *self._errors[:, t])))
+        reward = checked_reward(self.reward_fn, reward)
         self._obs, self._t = next_obs, t + 1
         self._last = {"start": start, "length": length, "reward": reward, **info}
         self._reads.append(self._last)
@@ -320,34 +350,17 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
             )
         )
 
+    def _own_reward(self) -> ReadPredictionReward | None:
+        """``reward_fn`` if it is the world's :class:`ReadPredictionReward`, else None."""
+        reward_fn = self.reward_fn
+        if type(reward_fn) is ReadPredictionReward and reward_fn.world is self.world:
+            return reward_fn
+        return None
+
     @functools.cached_property
     def _picture(self) -> MemoryPicture:
         """The memory as a picture, built at the first frame (the memory never changes)."""
         return MemoryPicture(self.world.memory.words, self.config.word_size)
-
-    def _observation(
-        self,
-        s_prev: np.ndarray,
-        s: np.ndarray,
-        bits: np.ndarray,
-        read: tuple[int, int, int],
-        step: int = 0,
-    ) -> np.ndarray:
-        if self._episode is None:
-            raise gym.error.ResetNeeded("call reset() first")
-        cfg, parts = self.config, self.world.layout.slices
-        obs = np.empty(len(self.layout), dtype=np.float32)
-        obs[parts["s_prev"]] = s_prev
-        obs[parts["s"]] = s
-        obs[parts["c"]] = self._episode.c[0]
-        obs[parts["read_bits"]] = bits
-        obs[parts["read_address"].start :] = (  # the read's address, then the step
-            read[0] / cfg.num_pages,
-            read[1] / PAGE_SIZE,
-            read[2] / cfg.max_read_range,
-            step / cfg.sequence_length,
-        )
-        return obs
 
 
 def _iou(start: int, length: int, window_start: int, window_length: int) -> float:

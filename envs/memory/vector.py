@@ -5,12 +5,19 @@ batched infos of the legislative native envs (:mod:`assembly_gym.envs.legislativ
 :func:`assembly_gym.make_native_vec` builds it through ``gym.make_vec``.
 
 Sub-env ``i`` owns a generator seeded like a single env reset with seed ``seed + i`` and draws
-each episode's random part from it with the single env's own calls
-(:meth:`~assembly_gym.envs.memory.world.MemoryWorld.draw_episodes`), so the vector env equals
-``SyncVectorEnv`` of single envs step for step (tested). Those draws are the only loop over
-sub-envs, once per episode; the rest is batched: the episodes' states, the reads (two rows of
-the memory's running counts each), the observations, the windows' IoU and the rewards
-(:class:`~assembly_gym.envs.memory.world.ReadPredictionReward` in one call).
+each episode's random part from it as the single env does
+(:meth:`~assembly_gym.envs.memory.world.MemoryWorld.draw_one_each`: two calls per episode that
+give the numbers of the single env's six), so the vector env equals ``SyncVectorEnv`` of single
+envs step for step (tested). Those draws are the only loop over sub-envs, once per episode;
+the rest is batched: the episodes' states (128 episodes at a time), the reads (two rows of the
+memory's running counts each), the observations (written in place), the windows' IoU and the
+rewards (:class:`~assembly_gym.envs.memory.world.ReadPredictionReward` from the observations'
+parts in one call).
+
+Speed (2-core machine, 1,024 sub-envs, same-step): about 2.9× CartPole-v1's single-env steps
+per second. Starting episodes takes 70 % of the time, the steps 30 %; the episodes' Gaussian
+draws alone (T·state_dim + state_dim = 1,344 per episode by default, NumPy's ziggurat, one
+generator per sub-env) take 28 %, so no batching of the rest could pass about 10×.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ from assembly_gym.envs.memory.memory import PAGE_SIZE, match_windows
 from assembly_gym.envs.memory.world import ReadPredictionReward
 
 __all__ = ["MemoryDynamicsVectorEnv"]
+
+_CHUNK = 128
+"""Episodes started at once: the arrays of more would leave the CPU's caches (a reset of
+1,024 sub-envs is a third faster in chunks of 128)."""
 
 
 class MemoryDynamicsVectorEnv(_BatchedEnv):
@@ -65,7 +76,7 @@ class MemoryDynamicsVectorEnv(_BatchedEnv):
         self._nvec = self.single_action_space.nvec
         self._t = np.zeros(num_envs, dtype=np.int64)
         self._states = np.zeros((num_envs, steps + 1, cfg.state_dim), dtype=np.float32)
-        self._c = np.zeros((num_envs, cfg.char_dim), dtype=np.float32)
+        self._context = np.zeros((num_envs, cfg.state_dim), dtype=np.float32)  # context_term(c)
         self._windows = np.zeros((num_envs, steps, k, 2), dtype=np.int64)
         self._floors = np.zeros((num_envs, steps))
         self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
@@ -88,29 +99,32 @@ class MemoryDynamicsVectorEnv(_BatchedEnv):
         return actions.astype(np.int64)
 
     def _start(self, envs: np.ndarray) -> None:
+        for first in range(0, len(envs), _CHUNK):
+            self._start_some(envs[first : first + _CHUNK])
+
+    def _start_some(self, envs: np.ndarray) -> None:
         world, cfg = self.world, self.config
         # The single env's draws, sub-env by sub-env; the rest batched.
-        draws = [world.draw_episodes(1, self._rngs[i]) for i in envs]
-        episodes = world.build_episodes(*map(np.concatenate, zip(*draws, strict=True)))
+        episodes = world.build_episodes(*world.draw_one_each([self._rngs[i] for i in envs]))
         self._states[envs] = episodes.states
-        self._c[envs] = episodes.c
+        self._context[envs] = world.context_term(episodes.c)
         starts, lengths = cfg.windows(episodes.regions[:, None], np.arange(cfg.sequence_length))
         self._windows[envs] = np.stack(np.broadcast_arrays(starts, lengths), axis=-1)
         self._floors[envs] = -np.mean(episodes.noise**2, axis=-1)
         self._t[envs] = 0
-        s0 = episodes.states[:, 0]
-        self._obs[envs] = self._observations_of(
-            envs, s0, s0, np.zeros((len(envs), cfg.word_size)), np.zeros((len(envs), 3)), 0
-        )
+        self._obs[envs, self.world.layout.slices["c"]] = episodes.c
+        s0, k = episodes.states[:, 0], len(envs)
+        self._write(self._obs, envs, s0, s0, np.zeros((k, cfg.word_size)), np.zeros((k, 3)), 0)
 
-    def _observations_of(
-        self, envs: np.ndarray, s_prev: np.ndarray, s: np.ndarray, bits: np.ndarray,
-        read: np.ndarray, steps: np.ndarray | int,
-    ) -> np.ndarray:  # fmt: skip
-        """Observations (k, d) of the sub-envs ``envs`` (the single env's, row by row).
+    def _write(
+        self, obs: np.ndarray, rows: np.ndarray | slice, s_prev: np.ndarray, s: np.ndarray,
+        bits: np.ndarray, read: np.ndarray, steps: np.ndarray | int,
+    ) -> None:  # fmt: skip
+        """Write what changes between steps into the observations ``obs[rows]`` (c is kept).
 
         Args:
-            envs: the sub-envs, shape (k,).
+            obs: observations, shape (·, d).
+            rows: the k rows to write.
             s_prev: s_{t−1}, shape (k, state_dim).
             s: s_t, shape (k, state_dim).
             bits: mean bits of the last read, shape (k, word_size).
@@ -118,14 +132,11 @@ class MemoryDynamicsVectorEnv(_BatchedEnv):
             steps: t of each, shape (k,) (or one for all).
         """
         cfg, parts = self.config, self.world.layout.slices
-        obs = np.empty((len(envs), len(self.layout)), dtype=np.float32)
-        obs[:, parts["s_prev"]] = s_prev
-        obs[:, parts["s"]] = s
-        obs[:, parts["c"]] = self._c[envs]
-        obs[:, parts["read_bits"]] = bits
-        obs[:, parts["read_address"]] = read / [cfg.num_pages, PAGE_SIZE, cfg.max_read_range]
-        obs[:, parts["step"]] = (np.asarray(steps) / cfg.sequence_length)[..., None]
-        return obs
+        obs[rows, parts["s_prev"]] = s_prev
+        obs[rows, parts["s"]] = s
+        obs[rows, parts["read_bits"]] = bits
+        obs[rows, parts["read_address"]] = read / [cfg.num_pages, PAGE_SIZE, cfg.max_read_range]
+        obs[rows, parts["step"]] = (np.asarray(steps) / cfg.sequence_length)[..., None]
 
     def _transition(
         self, envs: np.ndarray, actions: np.ndarray
@@ -134,28 +145,38 @@ class MemoryDynamicsVectorEnv(_BatchedEnv):
         pages, offsets, codes = actions.T
         starts = pages * PAGE_SIZE + offsets
         lengths = np.minimum(codes + 1, cfg.num_words - starts)  # clipped at the end of memory
-        bits = self.world.memory.clipped_mean_bits(starts, lengths)
+        bits = self.world.memory.clipped_mean_bits(starts, lengths).astype(np.float32)
         windows = self._windows[envs, t]  # (k, K, 2)
         hit, iou = match_windows(starts, lengths, windows[..., 0], windows[..., 1])
-        next_obs = self._observations_of(
-            envs, self._states[envs, t], self._states[envs, t + 1], bits,
-            np.stack([pages, offsets, lengths], axis=-1), t + 1,
-        )  # fmt: skip
         step_info = {
             "noise_floor": self._floors[envs, t], "hit": hit, "iou": iou, "windows": windows,
         }  # fmt: skip
-        rewards = self._rewards(self._obs[envs], actions, next_obs, step_info)
-        self._obs[envs], self._t[envs] = next_obs, t + 1
+        s, s_next = self._states[envs, t], self._states[envs, t + 1]
+        read = np.stack([pages, offsets, lengths], axis=-1)
+        reward_fn = self.env.reward_fn
+        if type(reward_fn) is ReadPredictionReward and reward_fn.world is self.world:
+            # the default reward, from the parts of the observations
+            rewards = reward_fn.from_parts(s, bits, self._context[envs], s_next)
+            rewards = checked_reward(reward_fn, rewards)
+            everyone = len(envs) == self.num_envs  # envs is sorted: every sub-env, in order
+            self._write(self._obs, slice(None) if everyone else envs, s, s_next, bits, read, t + 1)
+        else:
+            next_obs = self._obs[envs]
+            self._write(next_obs, slice(None), s, s_next, bits, read, t + 1)
+            rewards = self._rewards(self._obs[envs], actions, next_obs, step_info)
+            self._obs[envs] = next_obs
+        self._t[envs] = t + 1
         return rewards, t + 1 == cfg.sequence_length, step_info
 
     def _rewards(
         self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: Infos
     ) -> np.ndarray:
-        """Rewards (k,) of k steps: one call of the default reward or of a ``batch``, else rows.
+        """Rewards (k,) of k steps of a reward other than the world's own: a ``batch``, else rows.
 
-        A ``batch`` other than the default reward's takes ``(obs, actions, next_obs, infos)``
-        (as in the legislative vector envs); row i of a row-by-row call gets the single env's
-        arguments: ``actions[i]`` (shape (3,)) and the info of that step.
+        A :class:`ReadPredictionReward`'s ``batch`` takes ``(obs, next_obs)``, any other
+        ``batch`` ``(obs, actions, next_obs, infos)`` (as in the legislative vector envs); row
+        i of a row-by-row call gets the single env's arguments: ``actions[i]`` (shape (3,)) and
+        the info of that step.
         """
         reward_fn = self.env.reward_fn
         if isinstance(reward_fn, ReadPredictionReward):

@@ -32,6 +32,8 @@ given.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,16 +134,23 @@ class MemoryWorld:
         self.memory = memory
         self.layout = MemoryLayout(config)
         self._tiles: dict[int, np.ndarray] = {}  # width → the index that tiles it
+        self._half_words = _half_words(config)
 
     # ------------------------------------------------------------------ the equations
 
     def tile(self, values: np.ndarray) -> np.ndarray:
         """Repeat the last axis cyclically to ``state_dim`` entries."""
-        width = values.shape[-1]
+        return values[..., self._tile_index(values.shape[-1])]
+
+    def _tiled(self, values: np.ndarray) -> np.ndarray:
+        """:meth:`tile`'s values in a C-ordered array: sums over rows run in one order."""
+        return np.take(values, self._tile_index(values.shape[-1]), axis=-1)
+
+    def _tile_index(self, width: int) -> np.ndarray:
         index = self._tiles.get(width)
         if index is None:
             index = self._tiles[width] = np.arange(self.config.state_dim) % width
-        return values[..., index]
+        return index
 
     @staticmethod
     def seed(mean_bits: np.ndarray) -> np.ndarray:
@@ -151,7 +160,11 @@ class MemoryWorld:
     def transition_mean(self, s: np.ndarray, memory_term: np.ndarray, c: np.ndarray) -> np.ndarray:
         """E[s_{t+1}] = decay·s_t + memory_gain·memory_term + context_gain·tile(c)."""
         cfg = self.config
-        return cfg.decay * s + cfg.memory_gain * memory_term + cfg.context_gain * self.tile(c)
+        return cfg.decay * s + cfg.memory_gain * memory_term + self.context_term(c)
+
+    def context_term(self, c: np.ndarray) -> np.ndarray:
+        """context_gain·tile(c), shape (…, state_dim) (float32 for float32 c)."""
+        return self.config.context_gain * self.tile(c)
 
     def single_read_term(self, mean_bits: np.ndarray) -> np.ndarray:
         """What one read tells about seed_t: its tiled seed / K (other regions: expected 0)."""
@@ -215,12 +228,9 @@ class MemoryWorld:
         """seed_t for every step, shape (n, T, state_dim): mean of the regions' seeds, tiled."""
         cfg = self.config
         k = cfg.num_regions
-        starts, lengths = cfg.windows(regions[:, None], np.arange(cfg.sequence_length))
-        ones = self.memory.count_ones(starts, lengths)  # (n, T, K, word_size); windows fit
-        # seed = +1 where a bit's mean is above 1/2 (2·ones > length, exactly), else −1; the
-        # mean of K such values is (2·(regions above) − K) / K.
-        above = (2 * ones > lengths[..., None]).sum(axis=2)
-        return self.tile((2 * above - k) / k)
+        # seed = +1 where a bit's mean is above 1/2, else −1; the mean of K such values is
+        # (2·(regions above) − K) / K
+        return (2 * self._above(regions) - k) / k
 
     def sample_episodes(self, n: int, rng: np.random.Generator) -> Episodes:
         """N independent episodes (vectorised): regions, c, states, memory terms and noise."""
@@ -234,6 +244,40 @@ class MemoryWorld:
             uniforms, each (n, K)), the free values of c (n, char_dim), the noise before its
             clip (n, T, state_dim) and s_0 before its clip (n, state_dim).
         """
+        if n == 1:
+            return self.draw_one_each([rng])
+        return self._drawn(n, rng)
+
+    def draw_one_each(self, rngs: Sequence[np.random.Generator]) -> tuple[np.ndarray, ...]:
+        """One episode's draws from each generator: row i is ``draw_episodes(1, rngs[i])``'s.
+
+        Where both integer draws of the regions have power-of-two ranges (the default world's
+        256 pages and 8 length levels) and a generator is a PCG64 with no half word pending,
+        its episode takes two calls instead of six: ``random(2K + char_dim)`` and
+        ``standard_normal(T·state_dim + state_dim)``, which consume its stream exactly as the
+        six do and give the same numbers (:func:`_from_blocks`); the rest is batched.
+        """
+        cfg, half_words = self.config, self._half_words
+        if half_words is None:
+            each = [self._drawn(1, rng) for rng in rngs]
+            return tuple(np.concatenate(draws) for draws in zip(*each, strict=True))
+        sizes = (2 * cfg.num_regions + cfg.char_dim, (cfg.sequence_length + 1) * cfg.state_dim)
+        uniforms, normals = np.zeros((len(rngs), sizes[0])), np.zeros((len(rngs), sizes[1]))
+        slow = []
+        for i, rng in enumerate(rngs):
+            if _whole_words(rng):
+                rng.random(out=uniforms[i])
+                rng.standard_normal(out=normals[i])
+            else:
+                slow.append(i)
+        draws = _from_blocks(cfg, half_words, uniforms, normals)
+        for i in slow:  # the generator's own calls
+            for value, drawn in zip(draws, self._drawn(1, rngs[i]), strict=True):
+                value[i] = drawn[0]
+        return draws
+
+    def _drawn(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        """:meth:`draw_episodes` with the generator's own calls, six per batch of episodes."""
         cfg = self.config
         return (
             *self._draw_regions(n, rng),
@@ -250,26 +294,132 @@ class MemoryWorld:
         c = self._describe(regions, free.copy())
         noise = _clipped(noise, cfg.noise_std)
         s0 = _clipped(s0, cfg.initial_std)
-        terms = self.memory_terms(regions)
+        above = self._above(regions)
+        k = cfg.num_regions
+        means = (2 * np.arange(k + 1) - k) / k  # seed_t's values: K regions, `above` of them +1
         # transition_mean's operations in its order, in place, its constant products taken
-        # out of the loop
-        gained = cfg.memory_gain * terms
-        context = cfg.context_gain * self.tile(c)
-        states = np.empty((len(c), cfg.sequence_length + 1, cfg.state_dim))
-        states[:, 0] = s0
+        # out of the loop; states step by step in rows of their own
+        gained = np.take(cfg.memory_gain * means, above)
+        context = cfg.context_gain * self._tiled(c)
+        states = np.empty((cfg.sequence_length + 1, len(c), cfg.state_dim))
+        states[0] = s0
+        rows, gains, noises = list(states), list(gained.swapaxes(0, 1)), list(noise.swapaxes(0, 1))
         for t in range(cfg.sequence_length):
-            row = states[:, t + 1]
-            np.multiply(states[:, t], cfg.decay, out=row)
-            row += gained[:, t]
-            row += context
-            row += noise[:, t]
+            row = rows[t + 1]
+            np.multiply(rows[t], cfg.decay, out=row)
+            np.add(row, gains[t], out=row)
+            np.add(row, context, out=row)
+            np.add(row, noises[t], out=row)
         return Episodes(
             c.astype(np.float32),
             regions,
-            states.astype(np.float32),
-            terms.astype(np.float32),
+            states.transpose(1, 0, 2).astype(np.float32, order="C"),
+            np.take(means.astype(np.float32), above),
             noise.astype(np.float32),
         )
+
+    def _above(self, regions: np.ndarray) -> np.ndarray:
+        """How many regions' seeds are +1 at each step and state entry, shape (n, T, state_dim)."""
+        cfg = self.config
+        starts, lengths = cfg.windows(regions[:, None], np.arange(cfg.sequence_length))
+        table = self._seeds_above
+        if table is None:
+            above = _above_half(self.memory, starts, lengths)  # (n, T, K, word_size)
+        else:
+            align = cfg.region_alignment
+            above = table[starts // align, (lengths - cfg.min_region_length) // align]
+        return self._tiled(above.sum(axis=2, dtype=np.int8))
+
+    @functools.cached_property
+    def _seeds_above(self) -> np.ndarray | None:
+        """Whether a window's seed is +1, for every window a region can cover (built once).
+
+        Shape (num_words / alignment, length levels, word_size) bool, indexed by the window's
+        start / alignment and its length level; None where that would pass 2^24 values.
+        """
+        cfg = self.config
+        align = cfg.region_alignment
+        levels = (cfg.max_region_length - cfg.min_region_length) // align + 1
+        if cfg.num_words // align * levels * cfg.word_size > 1 << 24:
+            return None
+        starts = np.arange(0, cfg.num_words, align)[:, None]
+        lengths = np.minimum(  # windows lie inside a page: those past the end are never used
+            cfg.min_region_length + align * np.arange(levels), cfg.num_words - starts
+        )
+        return _above_half(self.memory, starts, lengths)
+
+
+def _half_words(config: MemoryWorldConfig) -> tuple[np.ndarray, ...] | None:
+    """Where one episode's integer draws lie in its first K uniforms (see :func:`_from_blocks`).
+
+    Returns:
+        For each of the 2K values (K pages, then K length levels): the column of its word,
+        the shift and the mask that take its b bits out of word >> 11, shape (2K,) each; None
+        unless both draws have power-of-two ranges 2^b, b ≥ 1.
+    """
+    levels = (config.max_region_length - config.min_region_length) // config.region_alignment + 1
+    if any(count < 2 or count & (count - 1) for count in (config.num_pages, levels)):
+        return None
+    k = config.num_regions
+    halves = np.arange(2 * k)
+    bits = np.where(halves < k, config.num_pages.bit_length(), levels.bit_length()) - 1
+    # word >> 11 holds the low half's top b bits at 21 − b and the high half's at 53 − b
+    shifts = np.where(halves % 2 == 0, 21 - bits, 53 - bits).astype(np.uint64)
+    return halves // 2, shifts, (np.uint64(1) << bits.astype(np.uint64)) - np.uint64(1)
+
+
+def _whole_words(rng: np.random.Generator) -> bool:
+    """The generator is a PCG64 with no 32-bit half of its last word pending."""
+    generator = rng.bit_generator
+    return type(generator) is np.random.PCG64 and not generator.state["has_uint32"]
+
+
+def _from_blocks(
+    config: MemoryWorldConfig, half_words: tuple[np.ndarray, ...], uniforms: np.ndarray,
+    normals: np.ndarray,
+) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """:meth:`MemoryWorld.draw_episodes`' draws of n episodes, each from two blocks of numbers.
+
+    With a PCG64 generator, ``integers(0, 2^b)`` (b ≥ 1) takes the top b bits of the low
+    32-bit half of a fresh 64-bit word and keeps the high half for its next value (the
+    K pages and K length levels take the 2K halves of K words), ``random()`` returns a word
+    shifted right by 11 bits, scaled by 2^−53 (both halves' top bits survive: b ≤ 21),
+    ``uniform(-1, 1)`` is −1 + 2·``random()`` and ``normal(0, σ)`` is 0 + σ·``standard_normal()``,
+    each one word (or, for normals, the same words) as in a single call.
+
+    Args:
+        config: the world's description.
+        half_words: where the integer draws lie (:func:`_half_words`).
+        uniforms: per episode, ``random(2K + char_dim)``: K words behind the integers, the
+            offset uniforms, the free values' uniforms, shape (n, 2K + char_dim).
+        normals: per episode, ``standard_normal((T + 1)·state_dim)``: the noise, then s_0
+            (scaled in place).
+    """
+    n, k = len(uniforms), config.num_regions
+    columns, shifts, masks = half_words
+    words = (uniforms[:, columns] * 2.0**53).astype(np.uint64)  # word >> 11, exactly
+    values = ((words >> shifts) & masks).astype(np.int64)
+    steps = config.sequence_length * config.state_dim
+    noise, s0 = normals[:, :steps], normals[:, steps:]
+    noise *= config.noise_std
+    s0 *= config.initial_std
+    normals += 0.0  # 0 + σ·z, as normal(0, σ) computes it (−0.0 becomes 0.0)
+    return (
+        values[:, :k],
+        values[:, k:],
+        uniforms[:, k : 2 * k],
+        -1.0 + 2.0 * uniforms[:, 2 * k :],
+        noise.reshape(n, config.sequence_length, config.state_dim),
+        s0,
+    )
+
+
+def _above_half(memory: BitMemory, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Whether each bit's mean over reads that fit is above 1/2, shape (…, word_size) bool.
+
+    2·ones > length, i.e. ones > ⌊length/2⌋, exactly.
+    """
+    return memory.count_ones(starts, lengths) > lengths[..., None] // 2
 
 
 def _clipped(draws: np.ndarray, std: float) -> np.ndarray:
@@ -294,6 +444,8 @@ class ReadPredictionReward:
         self.world = world
         parts = world.layout.slices
         self._bits, self._s, self._c = parts["read_bits"], parts["s"], parts["c"]
+        cfg = world.config
+        self._read_gain = cfg.memory_gain * (1.0 / cfg.num_regions)  # of single_read_term's ±1/K
 
     def batch(self, obs: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
         """Rewards of a batch: obs and next_obs (N, d) → shape (N,)."""
@@ -305,10 +457,52 @@ class ReadPredictionReward:
         """Reward of one step (``reward_fn`` signature)."""
         return float(self._rewards(obs, next_obs))
 
+    def from_parts(
+        self, s: np.ndarray, read_bits: np.ndarray, context: np.ndarray, s_next: np.ndarray
+    ) -> Any:
+        """Rewards from the parts of the observations, of any batch shape (…).
+
+        Args:
+            s: s_t, shape (…, state_dim).
+            read_bits: the read's mean bits as observed (float32), shape (…, word_size).
+            context: :meth:`MemoryWorld.context_term` of c, shape (…, state_dim).
+            s_next: s_{t+1}, shape (…, state_dim).
+
+        Returns:
+            Shape (…).
+        """
+        above = self.world._tiled(read_bits > 0.5)  # C order: the sums' order
+        return self.of_errors(self.squared_errors(above, s, context, s_next))
+
+    def squared_errors(
+        self, above: np.ndarray, s: np.ndarray, context: np.ndarray, s_next: np.ndarray
+    ) -> np.ndarray:
+        """(prediction − s_{t+1})² of every state entry, shape (…, state_dim) float64.
+
+        The arithmetic of :meth:`MemoryWorld.transition_mean` (its terms in its order), in place.
+
+        Args:
+            above: where the read's tiled mean bit is above 1/2 (its seed +1), bool, of the
+                result's shape (…, state_dim).
+            s: s_t, broadcast against ``above``.
+            context: :meth:`MemoryWorld.context_term` of c, broadcast against ``above``.
+            s_next: s_{t+1}, broadcast against ``above``.
+        """
+        gain = self._read_gain
+        errors = np.where(above, gain, -gain)  # memory_gain·single_read_term
+        errors += self.world.config.decay * s
+        errors += context
+        errors -= s_next
+        errors *= errors
+        return errors
+
+    @staticmethod
+    def of_errors(errors: np.ndarray) -> Any:
+        """Rewards from :meth:`squared_errors` (C-ordered rows): minus their mean, shape (…)."""
+        return -(np.add.reduce(errors, axis=-1) / errors.shape[-1])
+
     def _rewards(self, obs: np.ndarray, next_obs: np.ndarray) -> Any:
         """Rewards of observations of any batch shape (…, d): shape (…)."""
-        world = self.world
-        term = world.single_read_term(next_obs[..., self._bits])
-        prediction = world.transition_mean(obs[..., self._s], term, obs[..., self._c])
-        prediction -= next_obs[..., self._s]
-        return -(np.add.reduce(prediction * prediction, axis=-1) / prediction.shape[-1])
+        context = self.world.context_term(obs[..., self._c])
+        return self.from_parts(obs[..., self._s], next_obs[..., self._bits], context,
+                               next_obs[..., self._s])  # fmt: skip

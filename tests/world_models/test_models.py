@@ -171,3 +171,57 @@ def test_the_ensemble_beats_the_frequency_tables_on_held_out_nll(mlp_factory):
     mlp = evaluate_world_model(mlp, test)
     assert mlp.metrics["nll"] < empirical["nll"] - 0.5
     assert mlp.metrics["vote_share_mae_pp"] < empirical["vote_share_mae_pp"]
+
+
+def test_one_state_paths_equal_the_batch_paths(model, delib_split):
+    """The one-state context code, mask and head probabilities equal the batch ones, also
+    for states no training context matches (random values)."""
+    _, _, test = delib_split
+    rng = np.random.default_rng(0)
+    noise = rng.random((100, test.obs.shape[1])).astype(np.float32)
+    obs = np.concatenate([test.obs[:200], noise])
+    acts = rng.integers(model.n_actions, size=len(obs))
+    member = rng.integers(model.n_members, size=len(obs))
+    cdfs, mean, std = model._member_cumulative(obs, acts, member)
+    for i in range(len(obs)):
+        row, row_mean, row_std = model._row_cumulative(obs[i], int(acts[i]), int(member[i]))
+        for name, cdf in cdfs.items():  # float32 products differ with their shapes a bit
+            np.testing.assert_allclose(_probs(np.array(row[name])), _probs(cdf[i]), atol=1e-5,
+                                       err_msg=name)  # fmt: skip
+        np.testing.assert_allclose(row_mean, mean[i], rtol=1e-5)
+        np.testing.assert_allclose(row_std, std[i], rtol=1e-5)
+        assert model.action_mask_one(obs[i]).tolist() == model.action_masks(obs[i])[0].tolist()
+    if isinstance(model, EmpiricalModel):
+        codes = model._finest_codes(obs, acts)
+        assert codes.tolist() == [model._row_code(o.tolist(), int(a))
+                                  for o, a in zip(obs, acts, strict=True)]  # fmt: skip
+        columns = model._context(obs, acts)  # the codes the tables were counted with
+        assert np.array_equal(codes, list(model._level_codes(columns, len(obs)))[-1])
+        assert all(np.array_equal(cdfs[name], np.cumsum(p[0], axis=1))
+                   for name, p in model._outputs(obs, acts).probs.items())  # fmt: skip
+
+
+def test_mlp_samples_with_numpy_what_torch_predicts(models, delib_split):
+    """Sampling's NumPy forward pass gives the probabilities of predict's torch pass."""
+    model = models["mlp"]
+    _, _, test = delib_split
+    member = np.random.default_rng(1).integers(model.n_members, size=len(test))
+    probs, _, _ = model._member_outputs(test.obs, test.acts, member)
+    cdfs, _, _ = model._member_cumulative(test.obs, test.acts, member)
+    for name, p in probs.items():
+        np.testing.assert_allclose(_probs(cdfs[name]), p, atol=1e-5, err_msg=name)
+
+
+def _probs(cdf):
+    """Class probabilities of cumulative ones (..., K)."""
+    return np.diff(cdf, axis=-1, prepend=0) / cdf[..., -1:]
+
+
+def test_one_row_sample_is_sample_one(model, delib_split):
+    _, _, test = delib_split
+    for i in range(20):
+        rows = model.sample(test.obs[i : i + 1], test.acts[i : i + 1], np.random.default_rng(i))
+        one = model.sample_one(test.obs[i], int(test.acts[i]), np.random.default_rng(i))
+        assert np.array_equal(rows[0], one)
+    with pytest.raises(ValueError, match="action"):
+        model.sample_one(test.obs[0], model.n_actions, np.random.default_rng(0))

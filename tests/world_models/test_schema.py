@@ -17,6 +17,7 @@ from assembly_gym.world_models.schema import (
     ShareBinsPart,
     StateSchema,
     VoteSharesPart,
+    cumulative,
 )
 
 
@@ -242,3 +243,60 @@ def test_schemas_saved_without_a_declaration_get_their_layouts(schema, delib):
     draws = [s.sample(delib.obs[:n], probs, np.zeros((n, 0)), np.zeros((n, 0)),
                       np.random.default_rng(5)) for s in (schema, old)]  # fmt: skip
     assert np.array_equal(*draws)
+
+
+def dirichlet_probs(schema, n, seed=0):
+    """Random class probabilities, one draw per row and head."""
+    rng = np.random.default_rng(seed)
+    return {name: rng.dirichlet(np.ones(k), size=n) for name, k in schema.heads.items()}
+
+
+def test_one_row_sampler_draws_what_the_batch_sampler_draws(schema, delib):
+    """sample_row (Python floats) equals sample_cumulative of that one row, draw for draw."""
+    n = 300
+    probs = dirichlet_probs(schema, n)
+    cdfs = {name: cumulative(p) for name, p in probs.items()}
+    empty = np.zeros((1, 0))
+    for i in range(n):
+        rows = {name: c[i : i + 1] for name, c in cdfs.items()}
+        batch = schema.sample_cumulative(delib.obs[i : i + 1], rows, empty, empty,
+                                         np.random.default_rng(i))  # fmt: skip
+        lists = {name: c[0].tolist() for name, c in rows.items()}
+        row = schema.sample_row(delib.obs[i], lists, [], [], np.random.default_rng(i))
+        assert row.dtype == np.float32 and np.array_equal(row, batch[0]), i
+
+
+def test_one_row_sampler_with_gaussians_equals_the_batch(rollcall):
+    schema = StateSchema.fit(rollcall)
+    n, c = 50, schema.n_continuous
+    probs = dirichlet_probs(schema, n, seed=1)
+    rng = np.random.default_rng(2)
+    mean, std = rng.normal(size=(n, c)), rng.uniform(0.1, 1, size=(n, c))
+    for i in range(n):
+        rows = {name: cumulative(p[i : i + 1]) for name, p in probs.items()}
+        batch = schema.sample_cumulative(rollcall.obs[i : i + 1], rows, mean[i : i + 1],
+                                         std[i : i + 1], np.random.default_rng(i))  # fmt: skip
+        lists = {name: c[0].tolist() for name, c in rows.items()}
+        row = schema.sample_row(rollcall.obs[i], lists, mean[i].tolist(), std[i].tolist(),
+                                np.random.default_rng(i))  # fmt: skip
+        assert np.array_equal(row, batch[0]), i
+
+
+def test_the_outcome_follows_the_rejection_law(schema, delib):
+    """P(adopted) = q (1 − (1 − p)^8) + (1 − q) p^8 — q: the outcome head's probability of
+    adopted, p: a tally's of passing — whatever random numbers a sampler draws."""
+    n = 40_000
+    state = delib.obs[2:3]  # a plenary-stage state
+    rng = np.random.default_rng(3)
+    probs = {name: np.tile(p[0], (n, 1)) for name, p in dirichlet_probs(schema, 1, 4).items()}
+    q = probs["adopted"][0, 1]
+    vote = schema.part("plenary_yes_bin")
+    cdfs = {name: cumulative(probs[name]) for name in vote.heads}
+    tallies = vote.draw(cdfs, rng.random((n, vote.n_uniforms)))
+    p = np.mean(schema.declaration.outcome.passed(tallies[:, 0], tallies[:, 1]))
+    assert 0.1 < p < 0.9  # the rule redraws often
+    empty = np.zeros((n, 0))
+    sample = schema.sample(np.repeat(state, n, axis=0), probs, empty, empty, rng)
+    adopted = sample[:, delib.obs_names.index("adopted")].mean()
+    expected = q * (1 - (1 - p) ** 8) + (1 - q) * p**8
+    assert adopted == pytest.approx(expected, abs=0.015)

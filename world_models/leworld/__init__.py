@@ -12,7 +12,8 @@ The house, floor by floor:
   and memory content;
 * ``batches.py``, ``datasets.py``: tensors of episodes, and the seeded training,
   validation and test sets;
-* ``losses.py``, ``training.py``: the losses and the three training phases;
+* ``losses.py``, ``training.py``: the losses and the three training phases (phases 1 and 2
+  by default: :data:`DEFAULT_PHASES`);
 * ``evaluation.py``, ``baselines.py``: held-out metrics, the memory-less MLP;
 * ``model.py``: :class:`LeWorldModel`, the :class:`~assembly_gym.world_models.base.WorldModel`
   adapter on the observations of ``assembly/MemoryDynamics-v0`` (predict, sample, fit,
@@ -26,7 +27,7 @@ Example:
     >>> config = LeWorldConfig(phase1_epochs=1, phase2_epochs=1, phase3_epochs=1,
     ...                        num_train_sequences=16, num_val_sequences=4,
     ...                        num_test_sequences=4)
-    >>> system, report = train_leworld(world, config, progress=False)
+    >>> system, report = train_leworld(world, config, phases=(1, 2, 3), progress=False)
     >>> [p.phase for p in report.phases]
     [1, 2, 3]
     >>> model = LeWorldModel(system)  # predict, sample, save, load
@@ -43,7 +44,7 @@ from assembly_gym.world_models.leworld.blm import (
     BLMOutput,
     straight_through_sigmoid,
 )
-from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.config import ADDRESS_GRADIENTS, LeWorldConfig
 from assembly_gym.world_models.leworld.datasets import (
     Datasets,
     held_out_episodes,
@@ -53,10 +54,12 @@ from assembly_gym.world_models.leworld.datasets import (
 from assembly_gym.world_models.leworld.evaluation import (
     LeWorldMetrics,
     PairedDifference,
+    ablation_table,
     evaluate_system,
     metrics_table,
     noise_floor,
     paired_difference,
+    phase_ablation,
     sequence_mse,
 )
 from assembly_gym.world_models.leworld.losses import (
@@ -79,8 +82,10 @@ from assembly_gym.world_models.leworld.system import (
     LeWorldSystem,
     SequenceOutput,
     StepOutput,
+    count_params,
 )
 from assembly_gym.world_models.leworld.training import (
+    DEFAULT_PHASES,
     PHASES,
     PhaseReport,
     TrainingReport,
@@ -92,9 +97,11 @@ from assembly_gym.world_models.leworld.training import (
 )
 
 __all__ = [
+    "ADDRESS_GRADIENTS",
     "ArtificialMemory",
     "BLMOutput",
     "BigLeWorldModel",
+    "DEFAULT_PHASES",
     "Datasets",
     "LeWorldConfig",
     "LeWorldMetrics",
@@ -112,6 +119,8 @@ __all__ = [
     "StepBatch",
     "StepOutput",
     "TrainingReport",
+    "ablation_table",
+    "count_params",
     "evaluate_system",
     "fit_memoryless",
     "fit_residual_std",
@@ -125,6 +134,7 @@ __all__ = [
     "phase1_loss",
     "phase2_loss",
     "phase3_loss",
+    "phase_ablation",
     "range_means",
     "read_alternatives",
     "routing_losses",

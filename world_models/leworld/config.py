@@ -12,10 +12,18 @@ from typing import Any
 
 from assembly_gym.core.persist import dataclass_from_dict
 
-__all__ = ["LeWorldConfig"]
+__all__ = ["ADDRESS_GRADIENTS", "LeWorldConfig"]
 
 
-_MAY_BE_ZERO = ("weight_decay", "phase2_warmup_steps", "temperature_anneal_rate")
+_MAY_BE_ZERO = (
+    "weight_decay",
+    "phase2_warmup_steps",
+    "phase2_freeze_slm_epochs",
+    "temperature_anneal_rate",
+)
+ADDRESS_GRADIENTS = ("straight_through", "gumbel")
+"""How the next-state loss reaches the SLMs' address logits in phases 2 and 3 (see
+:attr:`LeWorldConfig.address_gradient`)."""
 
 
 @dataclass(frozen=True)
@@ -32,10 +40,18 @@ class LeWorldConfig:
         phase2_warmup_steps: linear warm-up steps before the cosine schedule of phase 2.
         phase2_restart_epochs: epochs of the first cosine cycle of phase 2 (warm restarts;
             each next cycle as long).
+        phase2_freeze_slm_epochs: the first epochs of phase 2 during which the SLMs (their
+            address heads and confidence) are frozen, so that the BLM, the router and the
+            read encoder adapt to the SLMs' own reads before the reads move (0: none;
+            ≥ ``phase2_epochs``: the whole phase, the default: measured, the end-to-end
+            address gradient moves the reads off the regions within an epoch, see
+            docs/leworld.md).
         phase3_lr: learning rate of the info-request head in phase 3.
         phase3_epochs: epochs of phase 3.
         phase3_batch_size: sequences per batch in phase 3.
         phase3_other_lr_scale: the rest of the system learns at ``phase3_lr`` × this.
+        phase3_freeze_slms: in phase 3 the SLMs are frozen but for the weights the info
+            request enters by (their reads change only through the request).
         weight_decay: AdamW weight decay (all phases).
         grad_clip: maximum global gradient norm (all phases).
         lambda_balance: weight of the routing-balance loss (CV² of the SLMs' mean gate).
@@ -52,6 +68,11 @@ class LeWorldConfig:
         query_dim: size of the info-request query.
         straight_through_top_k: alternatives per address factor the straight-through
             gradient looks up (the most probable ones).
+        address_gradient: "straight_through" (the SLMs' argmax reads, the factorised
+            surrogate's gradient) or "gumbel" (in training, reads drawn by the Gumbel-max
+            trick and the gradient of the Gumbel-softmax at ``gumbel_temperature``: the SLMs
+            explore reads near their choice).
+        gumbel_temperature: temperature of the Gumbel-softmax.
         num_train_sequences: training sequences drawn from the world.
         resample_train: draw ``num_train_sequences`` fresh sequences from the world every
             epoch (the world is a simulator: an address decoder trained on one fixed set of
@@ -68,10 +89,12 @@ class LeWorldConfig:
     phase2_batch_size: int = 16
     phase2_warmup_steps: int = 500
     phase2_restart_epochs: int = 25
+    phase2_freeze_slm_epochs: int = 100
     phase3_lr: float = 1e-4
     phase3_epochs: int = 50
     phase3_batch_size: int = 16
     phase3_other_lr_scale: float = 0.1
+    phase3_freeze_slms: bool = False
     weight_decay: float = 0.01
     grad_clip: float = 1.0
     lambda_balance: float = 0.01
@@ -86,6 +109,8 @@ class LeWorldConfig:
     read_dim: int = 32
     query_dim: int = 16
     straight_through_top_k: int = 32
+    address_gradient: str = "straight_through"
+    gumbel_temperature: float = 1.0
     num_train_sequences: int = 1000
     resample_train: bool = True
     num_val_sequences: int = 200
@@ -94,13 +119,18 @@ class LeWorldConfig:
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
-            if isinstance(value, bool):
+            if isinstance(value, bool | str):
                 continue
             if item.name.startswith("lambda_") or item.name in _MAY_BE_ZERO:
                 if value < 0:
                     raise ValueError(f"{item.name} must be non-negative, got {value}")
             elif value <= 0:
                 raise ValueError(f"{item.name} must be positive, got {value}")
+        if self.address_gradient not in ADDRESS_GRADIENTS:
+            raise ValueError(
+                f"address_gradient must be one of {ADDRESS_GRADIENTS}, "
+                f"got {self.address_gradient!r}"
+            )
         if self.temperature_min > 1:
             raise ValueError(f"temperature_min must be at most 1, got {self.temperature_min}")
 
@@ -114,13 +144,16 @@ class LeWorldConfig:
         return dataclass_from_dict(cls, values, what="LeWorld")
 
     def quick(self) -> LeWorldConfig:
-        """The ``--quick`` profile: a fifth of the epochs of phases 2 and 3.
+        """The ``--quick`` profile: a tenth of the epochs of phases 2 and 3.
 
         Phase 1 stays whole: it is cheap, and the SLMs' address decoders need its steps.
+        Phases 1 and 2 take about 2.5 min on the 2-core machine, all three about 5 min
+        (docs/leworld.md).
         """
         return replace(
             self,
-            phase2_epochs=max(1, self.phase2_epochs // 5),
-            phase2_restart_epochs=max(1, self.phase2_restart_epochs // 5),
-            phase3_epochs=max(1, self.phase3_epochs // 5),
+            phase2_epochs=max(1, self.phase2_epochs // 10),
+            phase2_restart_epochs=max(1, self.phase2_restart_epochs // 10),
+            phase2_freeze_slm_epochs=self.phase2_freeze_slm_epochs // 10,
+            phase3_epochs=max(1, self.phase3_epochs // 10),
         )

@@ -31,10 +31,12 @@ from assembly_gym.world_models.leworld.system import LeWorldSystem
 __all__ = [
     "LeWorldMetrics",
     "PairedDifference",
+    "ablation_table",
     "evaluate_system",
     "metrics_table",
     "noise_floor",
     "paired_difference",
+    "phase_ablation",
     "sequence_mse",
 ]
 
@@ -269,4 +271,47 @@ def metrics_table(rows: dict[str, LeWorldMetrics]) -> str:
             f"{m.mse / m.noise_floor:.2f}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def phase_ablation(
+    systems: Mapping[str, LeWorldSystem], episodes: Episodes
+) -> dict[str, PairedDifference]:
+    """What each phase and the info request change, paired by held-out sequence.
+
+    Args:
+        systems: the system after each phase, "phase N" → system (only "phase 3" passes the
+            info request; :meth:`LeWorldModel.phase_systems
+            <assembly_gym.world_models.leworld.model.LeWorldModel.phase_systems>`), in order.
+        episodes: held-out episodes.
+
+    Returns:
+        "phase b vs phase a" for consecutive phases (MSE after b − MSE after a: negative when
+        phase b helps), and "info request on vs off" (the last phase 3 system with − without
+        its request) when phase 3 ran. Per-sequence one-step MSE, 95 % t intervals.
+    """
+    mse = {name: sequence_mse(system, episodes) for name, system in systems.items()}
+    names = list(mse)
+    out = {
+        f"{later} vs {earlier}": paired_difference(mse[later], mse[earlier])
+        for earlier, later in zip(names, names[1:], strict=False)
+    }
+    if "phase 3" in systems:
+        off = sequence_mse(systems["phase 3"], episodes, use_query=False)
+        out["info request on vs off"] = paired_difference(mse["phase 3"], off)
+    return out
+
+
+def ablation_table(comparisons: Mapping[str, PairedDifference]) -> str:
+    """A Markdown table of paired differences (a − b; negative: a is better)."""
+    lines = [
+        "| comparison (a vs b) | MSE a | MSE b | a − b | 95 % CI | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, d in comparisons.items():
+        verdict = "a better" if d.high < 0 else "a worse" if d.low > 0 else "no difference"
+        lines.append(
+            f"| {name} | {d.mean_a:.5f} | {d.mean_b:.5f} | {d.difference:+.6f} | "
+            f"[{d.low:+.6f}, {d.high:+.6f}] | {verdict} |"
+        )
     return "\n".join(lines)

@@ -15,7 +15,9 @@ any device.
 
 from __future__ import annotations
 
+import copy
 import io
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,7 @@ __all__ = ["MODEL_KIND", "LeWorldModel"]
 MODEL_KIND = "leworld"
 """The ``model_kind`` of LeWorld checkpoints."""
 _PARAMETERS = "parameters.pt"
+_PHASE_FILE = "{}.pt"  # the parameters after a phase: "phase 1" → phase1.pt
 _MEMORY = "memory_words.npy"
 _START_STATES_COUNT = 256
 _START_STATES_SEED = 0
@@ -65,6 +68,10 @@ class LeWorldModel:
         device: where the system runs (it is moved there in place): ``"auto"`` (the GPU when
             there is one, else the CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a
             ``torch.device``.
+        phase_states: the system's parameters after each training phase, "phase N" → state
+            dict (:attr:`TrainingReport.states
+            <assembly_gym.world_models.leworld.training.TrainingReport>`); saved with the model
+            for :meth:`phase_systems`.
 
     Attributes:
         system: the wrapped ``nn.Module``.
@@ -73,6 +80,8 @@ class LeWorldModel:
         layout: the observation layout of the world.
         obs_names: the names of the observation dimensions.
         extra: facts saved with the model.
+        phase_states: the parameters after each phase, "phase N" → state dict of CPU tensors
+            (empty for checkpoints written before they were saved).
 
     Example:
         >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
@@ -90,8 +99,13 @@ class LeWorldModel:
         *,
         extra: dict[str, Any] | None = None,
         device: str | torch.device = "auto",
+        phase_states: Mapping[str, Mapping[str, torch.Tensor]] | None = None,
     ) -> None:
         self.system = system.to(resolve_device(device))
+        self.phase_states = {
+            name: {key: value.detach().cpu() for key, value in state.items()}
+            for name, state in (phase_states or {}).items()
+        }
         self.world = MemoryWorld(system.world_config, memory=system.memory.bits)
         self.layout = self.world.layout
         self.obs_names: tuple[str, ...] = self.layout.names.names
@@ -106,6 +120,23 @@ class LeWorldModel:
     def memory(self) -> BitMemory:
         """The world's memory content."""
         return self.system.memory.bits
+
+    def phase_systems(self) -> dict[str, LeWorldSystem]:
+        """The system after each phase it was trained in, "phase N" → a system on its device.
+
+        A copy of :attr:`system` (same world, config and seed) with the parameters the phase
+        ended with; only "phase 3" passes the info request (``use_query``). Empty when the
+        checkpoint holds no per-phase parameters.
+        """
+        systems = {}
+        for name, state in self.phase_states.items():
+            system = LeWorldSystem(
+                self.world_config, self.memory, self.system.config, seed=self.system.seed
+            )
+            system.load_state_dict(state)
+            system.use_query = name == "phase 3"
+            systems[name] = system.to(self.system.device).eval()
+        return systems
 
     # ------------------------------------------------------------------ for the simulator
 
@@ -260,6 +291,10 @@ class LeWorldModel:
             _MEMORY: array_to_bytes(self.memory.words),
             START_STATES: array_to_bytes(self.start_states),
         }
+        for name, phase_state in self.phase_states.items():
+            buffer = io.BytesIO()
+            torch.save(dict(phase_state), buffer)
+            own[_phase_file(name)] = buffer.getvalue()
         clashes = sorted(set(own) & set(files or {}))
         if clashes:
             raise ValueError(f"files {clashes} are the model's own")
@@ -268,6 +303,7 @@ class LeWorldModel:
             "world": self.world_config.to_dict(),
             "seed": system.seed,
             "use_query": system.use_query,
+            "phases": list(self.phase_states),
             "extra": extra or {},
         }
         save_checkpoint(
@@ -315,6 +351,7 @@ class LeWorldModel:
         seed = checked_field(manifest, "seed", int, source)
         use_query = checked_field(manifest, "use_query", bool, source, default=False)
         extra = checked_field(manifest, "extra", dict, source, default={})
+        phases = checked_field(manifest, "phases", list, source, default=[], items=str)
         try:
             world_config = MemoryWorldConfig.from_dict(world)
             values = {k: v for k, v in saved_config.items() if k not in _WORLD_SIZES}
@@ -327,8 +364,22 @@ class LeWorldModel:
                 raise
             raise CheckpointError(f"{folder}: not a valid LeWorld checkpoint ({error})") from error
         load_torch_weights(system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS)
+        phase_states = {}
+        for name in phases:  # each read into the system to check it, then kept on the CPU
+            file = _phase_file(name)
+            load_torch_weights(system, checkpoint_file(checkpoint, file), folder / file)
+            phase_states[name] = copy.deepcopy(system.state_dict())
+        if phase_states:  # the final parameters back
+            load_torch_weights(
+                system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS
+            )
         system.use_query = use_query
-        return cls(system.eval(), extra=extra, device=device)
+        return cls(system.eval(), extra=extra, device=device, phase_states=phase_states)
+
+
+def _phase_file(name: str) -> str:
+    """The file of a phase's parameters: "phase 2" → "phase2.pt"."""
+    return _PHASE_FILE.format(name.replace(" ", ""))
 
 
 register_world_model(MODEL_KIND, LeWorldModel.from_checkpoint)

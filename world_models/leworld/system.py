@@ -30,7 +30,7 @@ from assembly_gym.world_models.leworld.config import LeWorldConfig
 from assembly_gym.world_models.leworld.memory import ArtificialMemory
 from assembly_gym.world_models.leworld.slm import SLMOutput, SmallLeWorldModel
 
-__all__ = ["READ_MODES", "LeWorldSystem", "SequenceOutput", "StepOutput"]
+__all__ = ["READ_MODES", "LeWorldSystem", "SequenceOutput", "StepOutput", "count_params"]
 
 READ_MODES = ("model", "oracle", "random")
 """Where reads come from: the SLMs' choices, the relevant windows, or uniform draws."""
@@ -132,6 +132,7 @@ class LeWorldSystem(nn.Module):
         config = config or LeWorldConfig()
         self.world_config, self.config, self.seed = wc, config, seed
         self.use_query = False
+        self._gumbel: torch.Generator | None = None  # Gumbel noise of the reads (lazily)
         generator = torch.Generator().manual_seed(seed)
         self.memory = ArtificialMemory(
             memory,
@@ -203,8 +204,8 @@ class LeWorldSystem(nn.Module):
         if slm is None:
             slm = self.slms(s_prev, s, c, step, query)
         if read_mode == "model":
-            choice = slm.choice()
-            bits = self.memory.read_straight_through(slm.probs(), choice)
+            probs, choice = self._address(slm)
+            bits = self.memory.read_straight_through(probs, choice)
         elif read_mode == "oracle":
             if regions is None:
                 raise ValueError("read_mode='oracle' needs the episodes' regions")
@@ -220,6 +221,35 @@ class LeWorldSystem(nn.Module):
         encoded = self.memory.encode(bits, self.memory.clipped_length(*choice))
         blm = self.blm(s, c, encoded, slm.confidence, temperature=self.temperature, gates=gates)
         return StepOutput(blm.prediction, slm, blm, torch.stack(choice, dim=-1))
+
+    def _address(
+        self, slm: SLMOutput
+    ) -> tuple[
+        tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+        tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    ]:
+        """The probabilities the read's gradient follows and the read chosen.
+
+        ``address_gradient="gumbel"`` in training: each factor's logits plus Gumbel noise
+        (from a generator seeded by :attr:`seed`, on the system's device); the read is their
+        argmax, the gradient that of their softmax at ``gumbel_temperature``. Otherwise the
+        SLMs' own probabilities and argmax.
+        """
+        if not (self.training and self.config.address_gradient == "gumbel"):
+            return slm.probs(), slm.choice()
+        if self._gumbel is None or self._gumbel.device != self.device:
+            self._gumbel = torch.Generator(device=self.device).manual_seed(self.seed)
+        logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
+        perturbed = []
+        for value in logits:
+            uniform = torch.rand(
+                value.shape, generator=self._gumbel, device=value.device, dtype=value.dtype
+            )
+            perturbed.append(value - torch.log(-torch.log(uniform.clamp(1e-10, 1 - 1e-7))))
+        tau = self.config.gumbel_temperature
+        page, offset, length = perturbed
+        probs = ((page / tau).softmax(-1), (offset / tau).softmax(-1), (length / tau).softmax(-1))
+        return probs, (page.argmax(-1), offset.argmax(-1), length.argmax(-1))
 
     def oracle_reads(
         self, regions: torch.Tensor, step: torch.Tensor
@@ -339,6 +369,43 @@ class LeWorldSystem(nn.Module):
         index = starts[:, None] + torch.arange(1, horizon + 1, device=self.device)
         targets = states[:, index]
         return torch.stack(predictions, dim=1).reshape(b, n, horizon, -1), targets
+
+
+def count_params(system: LeWorldSystem) -> dict[str, int]:
+    """Trainable parameters per component, and their ``"total"``.
+
+    Components: ``"SLMs"`` (all E small models but their query modulation), ``"SLM query
+    modulation"`` (the FiLM weights the info request enters by), ``"read encoder"``,
+    ``"router"`` (its MLP and per-SLM biases), ``"BLM predictor"`` (trunk, head and skip)
+    and ``"info-request head"``.
+
+    Example:
+        >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+        >>> world = MemoryWorld(MemoryWorldConfig(difficulty="easy", num_words=1024,
+        ...                                       sequence_length=4))
+        >>> counts = count_params(LeWorldSystem(world.config, world.memory, seed=0))
+        >>> counts["total"] == sum(v for k, v in counts.items() if k != "total")
+        True
+    """
+
+    def size(*modules: nn.Module | nn.Parameter) -> int:
+        return sum(
+            p.numel()
+            for m in modules
+            for p in ([m] if isinstance(m, nn.Parameter) else m.parameters())
+        )
+
+    slms, blm = system.slms, system.blm
+    counts = {
+        "SLMs": size(slms) - size(slms.query_film),
+        "SLM query modulation": size(slms.query_film),
+        "read encoder": size(system.memory.encoder),
+        "router": size(blm.router, blm.router_bias),
+        "BLM predictor": size(blm.trunk, blm.head, blm.skip),
+        "info-request head": size(blm.info_head),
+    }
+    counts["total"] = size(system)
+    return counts
 
 
 def _sequence_output(

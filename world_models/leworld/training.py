@@ -4,9 +4,11 @@
   BLM on oracle reads (:func:`~assembly_gym.world_models.leworld.losses.phase1_loss`);
   AdamW at a constant learning rate.
 * Phase 2 (``phase2_*``): end to end on the next-state MSE plus the routing losses;
-  straight-through gradients through the discrete reads and the router's gates; linear
-  warm-up, then cosine annealing with warm restarts; the router temperature is annealed
-  τ = max(τ_min, exp(−rate · step)).
+  straight-through (or Gumbel-softmax, ``address_gradient``) gradients through the discrete
+  reads and the router's gates; the SLMs frozen for the first ``phase2_freeze_slm_epochs``
+  (by default the whole phase: the BLM, router and encoder learn on the SLMs' own reads);
+  linear warm-up, then cosine annealing with warm restarts; the router temperature is
+  annealed τ = max(τ_min, exp(−rate · step)).
 * Phase 3 (``phase3_*``): paired branches with and without the info request
   (:func:`~assembly_gym.world_models.leworld.losses.phase3_loss`). The info head and the
   SLMs' query weights learn at ``phase3_lr``, everything else at ``phase3_lr`` ×
@@ -49,6 +51,7 @@ from assembly_gym.world_models.leworld.losses import phase1_loss, phase2_loss, p
 from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = [
+    "DEFAULT_PHASES",
     "PHASES",
     "PhaseReport",
     "TrainingReport",
@@ -60,6 +63,9 @@ __all__ = [
 ]
 
 PHASES = (1, 2, 3)
+DEFAULT_PHASES = (1, 2)
+"""The phases :func:`train_leworld` runs unless told: phase 3 is off, because in the
+MemoryDynamics worlds it finds nothing to improve (docs/leworld.md, "Figures")."""
 _EVAL_ROWS = 4096  # validation rows per forward pass
 
 
@@ -91,11 +97,21 @@ class PhaseReport:
 
 @dataclass
 class TrainingReport:
-    """Phases run, their reports and the held-out metrics after each."""
+    """Phases run, their reports and the held-out metrics after each.
+
+    Attributes:
+        phases: one report per phase run.
+        metrics: held-out metrics, "untrained" and "phase N".
+        seconds: wall time of the whole training.
+        states: the system's parameters after each phase, "phase N" → state dict of CPU
+            tensors (for the ablations of ``assembly-gym leworld eval``; not in
+            :meth:`to_dict`).
+    """
 
     phases: list[PhaseReport] = field(default_factory=list)
     metrics: dict[str, LeWorldMetrics] = field(default_factory=dict)
     seconds: float = 0.0
+    states: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -164,6 +180,7 @@ def train_phase(
     bar = tqdm(range(epochs), desc=f"phase {phase}", unit="epoch", disable=not progress, leave=True)
     system.train()
     for epoch in bar:
+        _freeze_slms(system, phase, epoch)
         losses, logged, train = [], [], source(epoch).to(device)
         order = torch.randperm(len(train), generator=generator).to(device)
         for rows in order.split(batch_size):
@@ -196,12 +213,29 @@ def train_phase(
             val=f"{val_loss:.4f}",
             tau=f"{float(system.temperature):.2f}",
         )
+    system.slms.requires_grad_(True)
     system.load_state_dict(best[1])
     system.eval()
     report.epochs, report.seconds = epochs, time.perf_counter() - start
     if phase == 3:
         system.use_query = True
     return report
+
+
+def _freeze_slms(system: LeWorldSystem, phase: int, epoch: int) -> None:
+    """Freeze the SLMs where the config says (their reads then move only by the query).
+
+    Phase 2's first ``phase2_freeze_slm_epochs``: the BLM and the encoder adapt to the SLMs'
+    reads before these move. Phase 3 with ``phase3_freeze_slms``: all but the query's
+    modulation weights.
+    """
+    cfg = system.config
+    frozen = (phase == 2 and epoch < cfg.phase2_freeze_slm_epochs) or (
+        phase == 3 and cfg.phase3_freeze_slms
+    )
+    system.slms.requires_grad_(not frozen)
+    if phase == 3:
+        system.slms.query_film.requires_grad_(True)
 
 
 def _log_steps(
@@ -321,7 +355,7 @@ def train_leworld(
     world: MemoryWorld,
     config: LeWorldConfig | None = None,
     *,
-    phases: Iterable[int] = PHASES,
+    phases: Iterable[int] = DEFAULT_PHASES,
     seed: int = 0,
     data: Datasets | None = None,
     progress: bool = True,
@@ -335,7 +369,8 @@ def train_leworld(
         world: the world: its description and memory build the system, and it draws the
             training episodes.
         config: the model's hyperparameters (default :class:`LeWorldConfig`).
-        phases: which phases to run, in order (e.g. (1, 2) or (2,)).
+        phases: which phases to run, in order (default :data:`DEFAULT_PHASES`, (1, 2): phase 3
+            on request, e.g. (1, 2, 3), or (2,)).
         seed: seeds the weights, the data (unless ``data`` is given) and the shuffling.
         data: training, validation and test episodes (default :func:`make_datasets`).
         progress: tqdm bars per phase.
@@ -384,6 +419,9 @@ def train_leworld(
         )
         global_step += phase_report.steps
         report.phases.append(phase_report)
+        report.states[f"phase {phase}"] = {
+            name: value.detach().cpu().clone() for name, value in system.state_dict().items()
+        }
         if evaluate:
             report.metrics[f"phase {phase}"] = evaluate_system(system, data.test)
     fit_residual_std(system, val)

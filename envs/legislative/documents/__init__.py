@@ -19,7 +19,9 @@ country lists even where the two disagree. Bad input raises
 
 Modules: ``trajectory`` (the containers), ``text`` (mojibake, dates, symbols), ``names``
 (country names, sponsor lists), ``parsing`` and ``json_reader`` (shared parsing steps),
-``stage_json``, ``genealogy`` and ``marc`` (one loader each), ``loading`` (any layout).
+``stage_json``, ``genealogy`` and ``marc`` (one loader each), ``loading`` (any layout;
+:func:`data_kind` tells a folder of trajectories from one of roll calls), ``writing``
+(:func:`write_stage_trajectories`: records as stage JSON files).
 
 Example:
     >>> from assembly_gym.envs.legislative.documents import load_stage_trajectory
@@ -32,7 +34,11 @@ Example:
 """
 
 from assembly_gym.envs.legislative.documents.genealogy import load_genealogy
-from assembly_gym.envs.legislative.documents.loading import load_trajectories
+from assembly_gym.envs.legislative.documents.loading import (
+    DATA_KINDS,
+    data_kind,
+    load_trajectories,
+)
 from assembly_gym.envs.legislative.documents.marc import load_marc_drafts
 from assembly_gym.envs.legislative.documents.names import parse_sponsor_note
 from assembly_gym.envs.legislative.documents.stage_json import load_stage_trajectory
@@ -44,11 +50,14 @@ from assembly_gym.envs.legislative.documents.trajectory import (
     Trajectory,
     TrajectoryStep,
 )
+from assembly_gym.envs.legislative.documents.writing import write_stage_trajectories
 
 __all__ = [
+    "DATA_KINDS",
     "OUTCOMES",
     "STAGES",
     "VOTE_KEYS",
+    "data_kind",
     "RecordedVote",
     "Trajectory",
     "TrajectoryStep",
@@ -57,4 +66,5 @@ __all__ = [
     "load_stage_trajectory",
     "load_trajectories",
     "parse_sponsor_note",
+    "write_stage_trajectories",
 ]

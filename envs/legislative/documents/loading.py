@@ -7,13 +7,17 @@ from pathlib import Path
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
 from assembly_gym.envs.legislative.data.reading import read_bytes
+from assembly_gym.envs.legislative.data.unvotes import UNVOTES_FILES
 from assembly_gym.envs.legislative.documents.genealogy import genealogy_trajectory
 from assembly_gym.envs.legislative.documents.marc import load_marc_drafts
 from assembly_gym.envs.legislative.documents.parsing import parse_json
 from assembly_gym.envs.legislative.documents.stage_json import stage_trajectory
 from assembly_gym.envs.legislative.documents.trajectory import Trajectory
 
-__all__ = ["load_trajectories"]
+__all__ = ["DATA_KINDS", "data_kind", "load_trajectories"]
+
+DATA_KINDS = ("roll calls", "trajectories")
+"""What a data folder holds: roll calls (``un_votes.csv.gz``) or resolution trajectory files."""
 
 # Layout by file-name suffix: the files a folder loads, then also what a single file may be.
 _FOLDER_SUFFIXES = {
@@ -32,6 +36,42 @@ def _format_from_name(name: str, suffixes: dict[str, str]) -> str | None:
         if lowered.endswith(suffix):
             return kind
     return None
+
+
+def _trajectory_files(folder: Path) -> list[Path]:
+    """The trajectory files of a folder (not its subfolders), in sorted name order."""
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and _format_from_name(p.name, _FOLDER_SUFFIXES)
+    )
+
+
+def data_kind(path: str | Path) -> str:
+    """What a ``--data`` folder (or file) holds, told by its contents: one of :data:`DATA_KINDS`.
+
+    Roll calls: a folder with ``un_votes.csv.gz`` (directly or in ``unvotes/``), or a file
+    that is not a trajectory file (a UNDL voting CSV). Trajectories: a folder with
+    ``*.trajectory.json``, ``*.genealogy.json``, ``*.marcxml`` or ``*.marcxml.gz`` files, or
+    one such file. A folder with both is roll calls.
+
+    Raises:
+        DataError: the path does not exist, or is a folder of neither kind (the message names
+            the folder and the files looked for).
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise DataError(path, "file or folder not found")
+    if path.is_file():
+        return "trajectories" if _format_from_name(path.name, _FILE_SUFFIXES) else "roll calls"
+    votes = UNVOTES_FILES["votes"]
+    if (path / votes).exists() or (path / "unvotes" / votes).exists():
+        return "roll calls"
+    if _trajectory_files(path):
+        return "trajectories"
+    raise DataError(
+        path,
+        f"neither roll calls nor trajectories: looked for {votes} (roll calls) and for "
+        "*.trajectory.json, *.genealogy.json, *.marcxml or *.marcxml.gz files (trajectories)",
+    )
 
 
 def load_trajectories(path: str | Path, *, table: CountryTable | None = None) -> list[Trajectory]:
@@ -58,9 +98,7 @@ def load_trajectories(path: str | Path, *, table: CountryTable | None = None) ->
     path = Path(path)
     table = table or default_country_table()
     if path.is_dir():
-        files = sorted(
-            p for p in path.iterdir() if p.is_file() and _format_from_name(p.name, _FOLDER_SUFFIXES)
-        )
+        files = _trajectory_files(path)
         if not files:
             raise DataError(
                 path,

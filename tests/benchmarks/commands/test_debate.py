@@ -125,3 +125,46 @@ def test_invalid_settings_are_usage_errors(tmp_path, capsys, option, message):
     with pytest.raises(SystemExit) as caught:
         main(["debate", "train", *option, "--out", str(tmp_path / "m.json")])
     assert caught.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_generate_then_train_on_a_synthetic_person(tmp_path, capsys):
+    source, out = tmp_path / "person.json", tmp_path / "p.debate.json"
+    assert main(["debate", "generate", "--observations", "120", "--out", str(source)]) == 0
+    assert "Planted owners: majority rate" in capsys.readouterr().out
+    argv = ["debate", "train", "--observations", str(source), "--max-epochs", "2", "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "owner accuracy" in printed and "chance 1/K 0.143" in printed
+    assert "binomial p = " in printed and "owners by built-in relevance" in printed
+    model = DebateModel.load(out)
+    assert model.agents[0].name == "survival"
+    last = model.history.validation_results[-1]
+    assert last.accuracy > last.majority_rate and last.owner_source == "built-in relevance"
+
+
+def test_about_overrides_the_file_and_a_bad_value_is_one_line(tmp_path, capsys):
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"observations": [{"text": "hunger"}, {"text": "wine"}]}))
+    out = tmp_path / "m.json"
+    argv = ["debate", "train", "--observations", str(source), "--quiet", "--out", str(out)]
+    assert main([*argv, "--about", "person"]) == 0
+    assert DebateModel.load(out).agents[-1].name == "pleasure"
+    source.write_text(json.dumps({"about": "robot", "observations": [{"text": "a"}] * 2}))
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "t.json, field 'about': must be one of" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--about", "person"], "--about applies to free-text observations"),
+        (["--refresh-claims"], "--refresh-claims and --no-claim-validation need --claim-command"),
+        (["--no-claim-validation"], "need --claim-command"),
+    ],
+)
+def test_free_text_options_are_usage_errors_elsewhere(tmp_path, capsys, option, message):
+    with pytest.raises(SystemExit) as caught:
+        main(["debate", "train", "--synthetic", *option, "--out", str(tmp_path / "m.json")])
+    assert caught.value.code == 2 and message in capsys.readouterr().err

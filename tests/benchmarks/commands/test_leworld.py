@@ -42,7 +42,7 @@ TINY = [
 @pytest.mark.slow
 def test_train_then_eval_reproduces_the_saved_figures(tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["leworld", "train", "--out", str(out), *TINY]) == 0
+    assert main(["leworld", "train", "--out", str(out), "--phases", "1,2,3", *TINY]) == 0
     printed = capsys.readouterr().out
     assert "| phase 3 |" in printed and "wall time" in printed and (out / "results.md").is_file()
     ran_on = str(resolve_device("auto"))  # --device auto: the GPU where there is one
@@ -57,6 +57,9 @@ def test_train_then_eval_reproduces_the_saved_figures(tmp_path, capsys):
         if line.startswith("| ")
     }
     assert rows["loaded"] == rows["saved (phase 3)"]  # the same MSE, to the printed digit
+    for comparison in ("phase 2 vs phase 1", "phase 3 vs phase 2", "info request on vs off"):
+        assert comparison in rows  # the ablations, paired by held-out sequence
+    assert "Parameters: SLMs " in printed and "info-request head" in printed
     assert json.loads(printed.strip().splitlines()[-1])["noise_floor"] > 0
     assert main(["leworld", "eval", str(out), "--device", "cpu"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["device"] == "cpu"
@@ -69,6 +72,8 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys):
     assert "blocks of 32 pages" in capsys.readouterr().err
     assert main(["leworld", "train", "--out", str(tmp_path), "--set", "depth=3"]) == 2
     assert "NAME=VALUE" in capsys.readouterr().err
+    assert main(["leworld", "train", "--out", str(tmp_path), "--set", "address_gradient=x"]) == 2
+    assert "address_gradient must be one of" in capsys.readouterr().err
     with pytest.raises(SystemExit) as error:
         main(["leworld", "train", "--out", str(tmp_path), "--phases", "1,5"])
     assert error.value.code == 2
@@ -82,3 +87,16 @@ def test_a_gpu_asked_for_where_there_is_none_is_a_usage_error(tmp_path, capsys):
             main(["leworld", *command, "--device", "cuda"])
         assert error.value.code == 2
         assert "CUDA is not available" in capsys.readouterr().err
+
+
+def test_eval_of_a_checkpoint_without_per_phase_parameters_says_so(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["leworld", "train", "--out", str(out), "--phases", "1", *TINY]) == 0
+    (out / "phase1.pt").unlink()  # as written before the per-phase parameters were saved
+    manifest = json.loads((out / "world_model.json").read_text())
+    manifest.pop("phases")
+    manifest["files"] = {k: v for k, v in manifest["files"].items() if k != "phase1.pt"}
+    (out / "world_model.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["leworld", "eval", str(out)]) == 0
+    assert "no per-phase parameters" in capsys.readouterr().out

@@ -8,7 +8,7 @@ import pytest
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.countries import Country
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
-from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys
+from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics, issue_keys, own_outcomes
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,
@@ -212,3 +212,21 @@ def test_vote_draws_are_the_first_outcome_whose_cumulative_probability_reaches_t
             ),
             expected[i],
         )
+
+
+@pytest.mark.parametrize("stage", [Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE])
+def test_vote_tallies_count_what_respond_draws(synthetic_dynamics, stage):
+    _, dynamics = synthetic_dynamics
+    rng = np.random.default_rng(2)
+    n, countries = 200, len(dynamics.countries)
+    issues, rows = rng.integers(0, 7, n), rng.integers(0, countries, n)
+    actions = rng.integers(0, len(Action), n)
+    sponsored, support = rng.random((n, countries)) < 0.3, rng.random(n)
+    uniforms = rng.random((n, countries))
+    choices = dynamics.respond(stage, issues, rows, actions, sponsored, support, uniforms)
+    tallies = dynamics.vote_tallies(
+        stage, issues, dynamics.threshold_rows(sponsored), support, uniforms, rows,
+        own_outcomes(actions),
+    )  # fmt: skip
+    expected = np.stack([(choices == vote).sum(axis=1) for vote in Vote], axis=1)
+    np.testing.assert_array_equal(tallies, expected)

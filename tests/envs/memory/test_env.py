@@ -90,3 +90,20 @@ def test_invalid_actions_and_arguments_are_refused(tiny, tiny_world):
     with pytest.raises(ValueError, match="either world"):
         MemoryDynamicsEnv(world=tiny_world(), difficulty="easy")
     assert env.action_masks().all() and env.action_masks().shape == (4 + 256 + 128,)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "hard"])
+def test_the_default_reward_is_the_reward_function_of_the_observations(tiny, difficulty):
+    env = MemoryDynamicsEnv(**{**tiny, "difficulty": difficulty})
+    reward_fn = ReadPredictionReward(env.world)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=4)
+    for t in range(8):
+        action = rng.integers(0, env.action_space.nvec)
+        if t % 2:
+            start, length = env.relevant_windows()[0]
+            action = np.array([start // 256, start % 256, length - 1])
+        next_obs, reward, terminated, _, info = env.step(action)
+        assert reward == reward_fn(obs, action, next_obs, info)  # exactly
+        assert reward_fn.batch(obs[None], next_obs[None]).tolist() == [reward]
+        obs = env.reset()[0] if terminated else next_obs

@@ -65,3 +65,60 @@ def test_still_regions_keep_their_page(tiny_world):
     regions = np.array([[[2, 16, 32]]])
     starts, lengths = world.config.windows(regions, np.arange(4)[:, None])
     assert starts.ravel().tolist() == [2 * 256 + 16] * 4 and lengths.ravel().tolist() == [32]
+
+
+def _six_calls(world, rng):
+    """One episode's draws as the generator's own calls, in ``draw_episodes``' order."""
+    cfg = world.config
+    levels = (cfg.max_region_length - cfg.min_region_length) // cfg.region_alignment + 1
+    k, d = cfg.num_regions, cfg.state_dim
+    return (
+        rng.integers(0, cfg.num_pages, size=(1, k)),
+        rng.integers(0, levels, size=(1, k)),
+        rng.random((1, k)),
+        rng.uniform(-1.0, 1.0, size=(1, cfg.char_dim)),
+        rng.normal(0.0, cfg.noise_std, size=(1, cfg.sequence_length, d)),
+        rng.normal(0.0, cfg.initial_std, size=(1, d)),
+    )
+
+
+def _generators(seed):
+    """A fresh PCG64, a PCG64 with half a word pending and an MT19937: every kind of stream."""
+    pending = np.random.Generator(np.random.PCG64(seed))
+    pending.integers(0, 256)  # takes the low half of a word, keeps the high one
+    return [np.random.default_rng(seed), pending, np.random.Generator(np.random.MT19937(seed))]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"difficulty": "easy"},
+        {"difficulty": "medium"},
+        {"difficulty": "hard", "population": "structured"},
+        {"difficulty": "hard", "num_words": 768, "hopping": False},  # 3 pages: not a power of 2
+        {"difficulty": "easy", "max_region_length": 16},  # one length: integers draw nothing
+    ],
+    ids=["easy", "medium", "hard", "3_pages", "one_length"],
+)
+def test_one_episode_per_generator_draws_as_the_generators_own_calls(tiny_world, options):
+    world = tiny_world(**options)
+    drawn = world.draw_one_each(_generators(7) * 2)  # each generator twice: two episodes
+    own = [_six_calls(world, rng) for rng in _generators(7) * 2]
+    for value, expected in zip(drawn, zip(*own, strict=True), strict=True):
+        np.testing.assert_array_equal(value, np.concatenate(expected))
+        assert value.dtype == expected[0].dtype
+    for rng, reference in zip(_generators(7), _generators(7), strict=True):
+        world.draw_episodes(1, rng)  # the single env's call
+        _six_calls(world, reference)
+        assert rng.integers(0, 256, 3).tolist() == reference.integers(0, 256, 3).tolist()
+        assert rng.random() == reference.random()  # the streams go on alike
+
+
+def test_the_seed_table_gives_the_counted_seeds(tiny_world):
+    world, counting = tiny_world(difficulty="hard"), tiny_world(difficulty="hard")
+    counting.__dict__["_seeds_above"] = None  # no table: count every window's ones
+    assert world._seeds_above is not None
+    draws = world.draw_episodes(6, np.random.default_rng(3))
+    built, counted = world.build_episodes(*draws), counting.build_episodes(*draws)
+    for name in ("c", "regions", "states", "memory_terms", "noise"):
+        np.testing.assert_array_equal(getattr(built, name), getattr(counted, name))

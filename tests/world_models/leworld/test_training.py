@@ -76,8 +76,12 @@ def test_phase_losses_have_their_parts(world, tiny_config, data):
 
 def test_training_is_seeded_and_reports_every_phase(world, tiny_config, data):
     config = tiny_config(phase1_epochs=1, phase2_epochs=1, phase3_epochs=1)
-    first, report = train_leworld(world, config, seed=3, data=data, progress=False)
-    second, again = train_leworld(world, config, seed=3, data=data, progress=False)
+    first, report = train_leworld(
+        world, config, phases=(1, 2, 3), seed=3, data=data, progress=False
+    )
+    second, again = train_leworld(
+        world, config, phases=(1, 2, 3), seed=3, data=data, progress=False
+    )
     assert [p.phase for p in report.phases] == [1, 2, 3]
     assert list(report.metrics) == ["untrained", "phase 1", "phase 2", "phase 3"]
     assert [p.val_loss for p in report.phases] == [p.val_loss for p in again.phases]
@@ -87,6 +91,8 @@ def test_training_is_seeded_and_reports_every_phase(world, tiny_config, data):
         world, config, phases=(2,), data=data, progress=False, evaluate=False
     )
     assert [p.phase for p in only_two.phases] == [2] and not only_two.metrics
+    _, default = train_leworld(world, config, data=data, progress=False, evaluate=False)
+    assert [p.phase for p in default.phases] == [1, 2]  # phase 3 on request (DEFAULT_PHASES)
     with pytest.raises(ValueError, match="subset"):
         train_leworld(world, config, phases=(4,))
 
