@@ -119,3 +119,52 @@ def grouped_predictions() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     probs = rng.dirichlet([3, 1, 1], n)
     groups = rng.integers(0, 200, n)
     return y, probs, groups
+
+
+def _assert_same(native, sync, path: str = "infos") -> None:
+    """Every key of ``sync`` is in ``native`` with the same values (episode times aside)."""
+    if isinstance(sync, dict):
+        for key, value in sync.items():
+            if path.endswith("['episode']") and key == "t":
+                continue  # wall-clock durations
+            assert key in native, f"{path}[{key!r}] is missing"
+            _assert_same(native[key], value, f"{path}[{key!r}]")
+    elif isinstance(sync, (tuple, list)) or getattr(sync, "dtype", None) == np.dtype(object):
+        assert len(native) == len(sync), path  # a step's results; dicts per sub-env (0.29)
+        for i, value in enumerate(sync):
+            _assert_same(native[i], value, f"{path}[{i}]")
+    else:
+        np.testing.assert_array_equal(native, sync, err_msg=path)
+
+
+def _lockstep(native, sync, *, seed: int, steps: int, idle: int) -> int:
+    """Reset and step two vector envs alike, asserting equal results; the episodes they ended.
+
+    Each step takes a random valid action per sub-env from its ``action_mask`` (``idle``
+    where none is valid: the episode is over).
+    """
+    obs, infos = native.reset(seed=seed)
+    _assert_same((obs, infos), sync.reset(seed=seed))
+    rng, episodes = np.random.default_rng(0), 0
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else idle for m in masks])
+        *results, infos = native.step(actions)
+        *expected, expected_infos = sync.step(actions)
+        _assert_same(results, expected, "step")
+        _assert_same(infos, expected_infos)
+        episodes += int(expected_infos.get("_episode", np.zeros(native.num_envs)).sum())
+    return episodes
+
+
+@pytest.fixture(scope="session")
+def lockstep():
+    """``lockstep(native, sync, seed=, steps=, idle=)``: a native vector env against
+    ``SyncVectorEnv`` of single envs, step by step; returns the episodes they ended."""
+    return _lockstep
+
+
+@pytest.fixture(scope="session")
+def same_results():
+    """``same_results(native, sync, path)``: every key and value of ``sync`` is in ``native``."""
+    return _assert_same

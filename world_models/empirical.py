@@ -51,6 +51,8 @@ __all__ = ["EmpiricalModel"]
 
 _TABLES = "tables.npz"
 _MAX_CODE = 2**62
+_UNSEEN_REMEMBERED = 1 << 16
+"""Finest context codes unseen in training whose rows are remembered once resolved, at most."""
 
 
 class EmpiricalModel(HeadModel):
@@ -230,7 +232,8 @@ class EmpiricalModel(HeadModel):
         """The stacked tables' row of each (s, a), (N,): its finest context seen in training.
 
         Finest codes met before are looked up at once (:attr:`_known`, which remembers
-        those resolved here); the others back off level by level (:meth:`_back_off`).
+        those resolved here, up to :data:`_UNSEEN_REMEMBERED` unseen in training); the others
+        back off level by level (:meth:`_back_off`).
         """
         codes = self._finest_codes(obs, action)
         known, known_rows = self._known
@@ -241,6 +244,8 @@ class EmpiricalModel(HeadModel):
             new, inverse = np.unique(codes[missing], return_inverse=True)
             resolved = self._back_off(new)
             rows[missing] = resolved[inverse.reshape(-1)]
+            if len(known) + len(new) > self._tables[-1]["codes"].size + _UNSEEN_REMEMBERED:
+                return rows  # remembered enough: a long run's memory stays flat
             merged = np.concatenate([known, new])
             order = np.argsort(merged, kind="stable")
             self._known = merged[order], np.concatenate([known_rows, resolved])[order]
@@ -346,20 +351,23 @@ class EmpiricalModel(HeadModel):
     def _row_cumulative(
         self, obs: np.ndarray, action: int, member: int
     ) -> tuple[RowCumulative, Sequence[float], Sequence[float]]:
-        """One state's context → its table row (remembered per code) → its lists (per row)."""
+        """One state's context → its table row (remembered per code) → its lists.
+
+        The row's lists are read afresh at every call (a dozen ``tolist`` of short rows, a few
+        µs): remembering them per row would hold about 6 KB for every row a long run visits.
+        """
         code = self._row_code(obs.tolist(), action)
         row = self._row_of_code.get(code)
         if row is None:
-            row = self._row_of_code[code] = int(self._back_off(np.array([code]))[0])
-        lists = self._row_lists.get(row)
-        if lists is None:
-            flat, _ = self._lookup
-            cdfs = self._cumulative_tables
-            lists = self._row_lists[row] = (
-                {name: cdfs[name][row].tolist() for name in cdfs},
-                flat["mean"][row].tolist(), flat["std"][row].tolist(),
-            )  # fmt: skip
-        return lists
+            row = int(self._back_off(np.array([code]))[0])
+            if len(self._row_of_code) < self._tables[-1]["codes"].size + _UNSEEN_REMEMBERED:
+                self._row_of_code[code] = row
+        flat, _ = self._lookup
+        cdfs = self._cumulative_tables
+        return (
+            {name: cdfs[name][row].tolist() for name in cdfs},
+            flat["mean"][row].tolist(), flat["std"][row].tolist(),
+        )  # fmt: skip
 
     @functools.cached_property
     def _cumulative_tables(self) -> dict[str, np.ndarray]:
@@ -370,20 +378,17 @@ class EmpiricalModel(HeadModel):
 
     @functools.cached_property
     def _row_of_code(self) -> dict[int, int]:
-        """Finest context code → stacked row: the finest level's, then unseen ones as met."""
+        """Finest context code → stacked row: the finest level's, then unseen ones as met.
+
+        At most :data:`_UNSEEN_REMEMBERED` unseen ones, so that a long run's memory stays flat.
+        """
         _, offsets = self._lookup
         codes = self._tables[-1]["codes"].tolist()
         return dict(zip(codes, range(int(offsets[-1]), int(offsets[-1]) + len(codes)), strict=True))
 
-    @functools.cached_property
-    def _row_lists(self) -> dict[int, tuple[dict[str, list[float]], list[float], list[float]]]:
-        """Stacked row → its cumulative lists, mean and std, filled as one-row samples go."""
-        return {}
-
     def _forget(self) -> None:
         """Drop everything computed from the tables (after :meth:`fit` or :meth:`load`)."""
-        for name in ("_lookup", "_cumulative_tables", "_row_of_code", "_row_lists", "_coder",
-                     "_known"):  # fmt: skip
+        for name in ("_lookup", "_cumulative_tables", "_row_of_code", "_coder", "_known"):
             self.__dict__.pop(name, None)
 
     @functools.cached_property

@@ -135,9 +135,7 @@ class HeadModel(abc.ABC):
         self, obs: np.ndarray, action: int, member: int
     ) -> tuple[RowCumulative, Sequence[float], Sequence[float]]:
         """:meth:`_member_cumulative` of one state (d,): lists of Python floats."""
-        cdfs, mean, std = self._member_cumulative(
-            obs[None], np.array([action]), np.array([member])
-        )
+        cdfs, mean, std = self._member_cumulative(obs[None], np.array([action]), np.array([member]))
         return {name: c[0].tolist() for name, c in cdfs.items()}, mean[0].tolist(), std[0].tolist()
 
     @abc.abstractmethod

@@ -5,7 +5,10 @@
 (:mod:`assembly_gym.envs.legislative.vector`): ``NEXT_STEP`` autoreset by default on 1.x,
 ``SAME_STEP`` on request and on 0.29, the single env's info keys batched, standard vector
 wrappers. Every vector step hands the states and actions of all moving sub-envs to the world
-model at once (one ``sample``: for the MLP ensemble one forward pass of the whole batch).
+model at once (one ``sample``: the empirical model gathers every row's table row at once; the
+MLP ensemble runs each member on its rows, in NumPy on the CPU, in one torch pass elsewhere).
+The masks and stages the infos report are kept for the next step's checks, not worked out
+again.
 
 Random numbers: one generator for the whole batch (seeded like a single env reset with
 ``seed``), so the sub-envs' draws interleave: sub-env i follows the single env's
@@ -159,12 +162,12 @@ class SimulatorVectorEnv(VectorEnvBase):
         terminated, truncated = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         invalid, acted = self._placeholders(n)
         if moving.size:
-            everyone = moving.size == n
-            obs = self._obs if everyone else self._obs[moving]
+            everyone, reward_fn = moving.size == n, self.env.reward_fn
+            # the states themselves, not a copy, unless a reward function may keep them
+            obs = self._obs if everyone and reward_fn is None else self._obs[moving]
             acts = actions if everyone else actions[moving]
             invalid[moving], acts = self._valid_actions(self._valid[moving], acts)
             acted[moving] = self._stage_now[moving]
-            reward_fn = self.env.reward_fn
             # put back if reward_fn fails
             rng_state = None if reward_fn is None else self.np_random.bit_generator.state
             next_obs = self.model.sample(obs, acts, self.np_random)

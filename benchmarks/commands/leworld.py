@@ -16,6 +16,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -106,6 +107,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--num-words", type=POSITIVE_INT, default=None, help="memory size (default 65,536)"
     )
     train.add_argument(
+        "--pointer-chasing",
+        action="store_true",
+        help="regions chase pointers: a region's next page comes from what another region's "
+        "window holds (MemoryWorldConfig.pointer_chasing; default: pages hop with t)",
+    )
+    train.add_argument(
         "--train-sequences",
         type=POSITIVE_INT,
         default=None,
@@ -180,7 +187,9 @@ def _override(config: LeWorldConfig, settings: list[str]) -> LeWorldConfig:
 def run_train(args: argparse.Namespace) -> int:
     """Train, print per-phase timings and the evaluation table, save the system."""
     check_logs_outside(args.tensorboard, args.out)
-    options = {"difficulty": args.difficulty, "population": args.population}
+    options: dict[str, Any] = {"difficulty": args.difficulty, "population": args.population}
+    if args.pointer_chasing:
+        options["pointer_chasing"] = True
     if args.num_words is not None:
         options["num_words"] = args.num_words
     config = LeWorldConfig()
@@ -216,7 +225,9 @@ def run_train(args: argparse.Namespace) -> int:
         for p in report.phases
     )
     lines = [
-        f"LeWorld on MemoryDynamics ({world_config.difficulty}, {world_config.population} memory "
+        f"LeWorld on MemoryDynamics ({world_config.difficulty}"
+        + (", pointer chasing" if world_config.pointer_chasing else "")
+        + f", {world_config.population} memory "
         f"of "
         f"{world_config.num_words} × {world_config.word_size} bits), seed {args.seed}, "
         f"{config.num_train_sequences} training sequences per epoch"
@@ -259,7 +270,9 @@ def run_eval(args: argparse.Namespace) -> int:
     rows["random reads"] = evaluate_system(system, test, read_mode="random")
     cfg = model.world_config
     print(
-        f"LeWorld from {args.folder}: {cfg.difficulty}, {cfg.population} memory, "
+        f"LeWorld from {args.folder}: {cfg.difficulty}"
+        + (", pointer chasing" if cfg.pointer_chasing else "")
+        + f", {cfg.population} memory, "
         f"{len(test)} held-out sequences (seed {seed}); "
         f"noise floor {rows['loaded'].noise_floor:.4f}; on {system.device}"
     )

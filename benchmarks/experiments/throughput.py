@@ -11,7 +11,9 @@ rule (the one both Gymnasiums have): the native version
 of the single env. Each env is stepped with a fixed action that is valid in every state, so
 the loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps.
 The multi-agent ``assembly_v0`` (every member state votes at each step) is measured in agent
-decisions per second (:func:`measure_agents`). All in the same run, and every rate is printed
+decisions per second, as ``parallel_env`` (:func:`measure_agents`) and batched at each
+``--num-envs`` size (``vector_env``, :func:`measure_agents_vector`), the latter also in
+assembly steps per second (N per vector step). All in the same run, and every rate is printed
 as a ratio to CartPole-v1's single-env rate, beside the goal of issue 16 where it sets one.
 
 A Deliberation-v0 step also draws the response of every other country (40 on the synthetic
@@ -52,6 +54,7 @@ __all__ = [
     "env_kwargs",
     "measure",
     "measure_agents",
+    "measure_agents_vector",
     "measure_frames",
     "measure_vector",
     "run",
@@ -78,8 +81,9 @@ SINGLE_GOALS = {  # issue 16's goals, × CartPole-v1's single-env rate
 }
 VECTOR_GOAL = (1024, 20.0)
 """(sub-envs, × CartPole-v1): every native vector env at 1,024 sub-envs."""
+_DECISIONS = " (agent decisions)"  # the label of rows in agent decisions per second
 AGENT_GOAL = 1_000_000
-"""Agent decisions per second of the multi-agent env."""
+"""Agent decisions per second of the multi-agent env, batched at 1,024 sub-envs."""
 
 
 @functools.lru_cache(maxsize=2)
@@ -224,6 +228,26 @@ def measure_agents(
             return decisions / (time.perf_counter() - start), decisions / steps
 
 
+def measure_agents_vector(
+    num_envs: int, seconds: float = 3.0, seed: int = 0
+) -> tuple[float, float]:
+    """Agent decisions and assembly steps per second of ``assembly_v0.vector_env(num_envs=N)``.
+
+    Every agent slot votes YES at every step; a step counts the agents present before it (the
+    slots of non-members are not decisions) and N assembly steps (one per sub-env).
+    """
+    venv = assembly_v0.vector_env(num_envs=num_envs)
+    _, infos = venv.reset(seed=seed)
+    actions = np.zeros(infos["agents"].shape, dtype=np.int64)
+    decisions, steps, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        decisions += int(infos["agents"].sum())
+        steps += num_envs
+        *_, infos = venv.step(actions)
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, steps / elapsed
+
+
 @dataclass(frozen=True)
 class Row:
     """One line of the table.
@@ -251,8 +275,14 @@ class Row:
         elif self.goal_rate is not None:
             goal = f"≥ {self.goal_rate:,.0f}/s"
             met = "met" if self.rate >= self.goal_rate else "NOT met"
-        return (f"{self.env:<42} {self.mode:<22} {self.rate:>13,.0f} {ratio:>13.3f}× "
+        shown = "" if self.decisions else f"{ratio:.3f}×"  # decisions are not env steps
+        return (f"{self.env:<42} {self.mode:<22} {self.rate:>13,.0f} {shown:>14} "
                 f"{goal:>14} {met}")  # fmt: skip
+
+    @property
+    def decisions(self) -> bool:
+        """The rate counts agent decisions (no ratio to CartPole-v1's steps)."""
+        return self.env.endswith(_DECISIONS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -288,11 +318,16 @@ def run(args: argparse.Namespace) -> None:
             speedups.append(f"{_label(env_id, model)} ×{n} (vector): {native / sync:,.1f}× "
                             "its SyncVectorEnv")  # fmt: skip
     decisions, agents = measure_agents(args.seconds, args.seed)
-    rows.append(Row("assembly_v0", f"parallel, {agents:.0f} agents", decisions,
-                    goal_rate=AGENT_GOAL))  # fmt: skip
+    rows.append(Row(f"assembly_v0{_DECISIONS}", f"parallel, {agents:.0f} agents", decisions))
+    for n in args.num_envs:
+        decisions, steps = measure_agents_vector(n, args.seconds, args.seed)
+        goal = VECTOR_GOAL[1] if n == VECTOR_GOAL[0] else None
+        rows += [Row("assembly_v0", f"vector_env ×{n}", steps, goal),
+                 Row(f"assembly_v0{_DECISIONS}", f"vector_env ×{n}", decisions,
+                     goal_rate=AGENT_GOAL if goal else None)]  # fmt: skip
     reference = rows[0].rate  # CartPole-v1, single
     print(f"Gymnasium {gym.__version__}; vector envs under RecordEpisodeStatistics, same-step; "
-          "assembly_v0 in agent decisions/s\n")  # fmt: skip
+          "assembly_v0 also in agent decisions/s\n")  # fmt: skip
     print(f"{'env':<42} {'mode':<22} {'steps/s':>13} {'× CartPole-v1':>14} {'goal':>14} met")
     for row in rows:
         print(row.line(reference))

@@ -54,6 +54,11 @@ class MemoryWorldConfig:
         region_alignment: offsets and lengths of regions are multiples of this.
         initial_std: standard deviation of the initial state s_0 ~ N(0, initial_std² I)
             (clipped at ±:data:`CLIP_SIGMAS` standard deviations).
+        pointer_chasing: region k's page at step t + 1 is h_k XOR the first ``page_bits``
+            bits of the seed of region k + 1's window (mod K) at step t, so where to read
+            next depends on what was read, not only on c and t (replaces ``hopping``; needs
+            a power-of-two number of pages and ``word_size ≥ page_bits``). Regions then
+            carry their pages at every step: shape (…, K, 3 + T).
     """
 
     difficulty: str = "medium"
@@ -74,6 +79,7 @@ class MemoryWorldConfig:
     max_region_length: int = 128
     region_alignment: int = 16
     initial_std: float = 0.5
+    pointer_chasing: bool = False
 
     def __post_init__(self) -> None:
         if self.difficulty not in DIFFICULTIES:
@@ -115,6 +121,14 @@ class MemoryWorldConfig:
                 f"{self.hop_block} pages; the memory's {self.num_pages} pages must be a multiple "
                 "(change num_words or sequence_length, or set hopping=False)"
             )
+        if self.pointer_chasing and (
+            self.num_pages & (self.num_pages - 1) or self.word_size < self.page_bits
+        ):
+            raise ValueError(
+                "pointer_chasing needs a power-of-two number of pages and word_size ≥ "
+                f"{self.page_bits} (the page bits), got {self.num_pages} pages and "
+                f"word_size {self.word_size}"
+            )
         if self.char_dim < self.num_regions * self.slot_width:
             raise ValueError(
                 f"char_dim must be at least {self.num_regions * self.slot_width} to describe "
@@ -134,8 +148,10 @@ class MemoryWorldConfig:
 
     @property
     def hop_block(self) -> int:
-        """Pages of the aligned block a hopping region stays in: 2^⌈log2 T⌉ (1 when still)."""
-        return 1 << max(0, (self.sequence_length - 1).bit_length()) if self.hopping else 1
+        """Pages of the aligned block a hopping region stays in: 2^⌈log2 T⌉ (else 1)."""
+        if not self.hopping or self.pointer_chasing:
+            return 1
+        return 1 << max(0, (self.sequence_length - 1).bit_length())
 
     @property
     def page_bits(self) -> int:
@@ -173,17 +189,40 @@ class MemoryWorldConfig:
         """Page of a region at step t: h XOR t when hopping, else h (NumPy or torch ints)."""
         return pages ^ step if self.hopping else pages + 0 * step
 
+    def region_pages(self, regions: Any, step: Any) -> Any:
+        """Page of each region at step t, NumPy or torch ints.
+
+        Args:
+            regions: (…, K, 3) page, offset, length at step 0; with ``pointer_chasing``
+                (…, K, 3 + T), its last T columns the page at each step.
+            step: t, broadcast against regions[..., 0].
+
+        Returns:
+            Shape of ``regions[..., 0]`` and ``step`` broadcast.
+        """
+        if not self.pointer_chasing:
+            return self.window_pages(regions[..., 0], step)
+        route = regions[..., 3:]
+        shape = np.broadcast_shapes(tuple(route.shape[:-1]), tuple(np.shape(step)))
+        if isinstance(route, np.ndarray):
+            index = np.broadcast_to(step, shape)[..., None]
+            full = np.broadcast_to(route, (*shape, route.shape[-1]))
+            return np.take_along_axis(full, index, axis=-1)[..., 0]
+        index = step.expand(shape).unsqueeze(-1)  # torch
+        return route.expand(*shape, route.shape[-1]).gather(-1, index).squeeze(-1)
+
     def windows(self, regions: np.ndarray, step: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
         """Start and length of the relevant windows at a step.
 
         Args:
-            regions: (…, K, 3) page, offset, length at step 0.
+            regions: (…, K, 3) page, offset, length at step 0 (…, K, 3 + T with
+                ``pointer_chasing``: :meth:`region_pages`).
             step: t, broadcast against regions[..., 0].
 
         Returns:
             (starts, lengths), each shape (…, K) int64.
         """
-        pages = self.window_pages(regions[..., 0], np.asarray(step)[..., None])
+        pages = self.region_pages(regions, np.asarray(step)[..., None])
         return join_address(pages, regions[..., 1]), regions[..., 2]
 
     def read_quality(

@@ -189,12 +189,11 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         super().reset(seed=seed)
         cfg = self.config
         self._episode = episode = self.world.sample_episodes(1, self.np_random)
-        regions = episode.regions[0].tolist()  # K × [page, offset, length], in Python numbers
-        self._window_list = [  # config.windows' arithmetic
-            [(cfg.window_pages(page, t) * PAGE_SIZE + offset, n) for page, offset, n in regions]
-            for t in range(cfg.sequence_length)
+        starts, lengths = cfg.windows(episode.regions[0], np.arange(cfg.sequence_length))
+        self._windows = np.stack(np.broadcast_arrays(starts, lengths), axis=-1)  # (T, K, 2)
+        self._window_list = [  # as Python numbers
+            [(start, length) for start, length in step] for step in self._windows.tolist()
         ]
-        self._windows = np.array(self._window_list, dtype=np.int64).reshape(-1, len(regions), 2)
         self._floors = (-np.mean(episode.noise[0] ** 2, axis=-1)).tolist()
         self._t = 0
         self._last = None

@@ -19,6 +19,11 @@ without memory would predict as well as one that reads. With hopping every step 
 memory content. (XOR rather than "+t": a small model learns h XOR t from the bits of h and
 t with a handful of units, while h + t needs carries across the bits.)
 
+With ``pointer_chasing`` the regions chase pointers instead: region k's page at step t + 1
+is h_k XOR the first ``page_bits`` bits of seed(memory[window_{k+1 mod K}(t)]) (bit i of the
+page is bit i of that seed), so where region k lies next is known to whoever has read
+region k + 1 at step t (in LeWorld the big model, which sees every read), not from c and t.
+
 The characteristics c (``char_dim`` values in [−1, 1]) tell *where* the regions are, never
 *what* they hold: slot k (``page_bits + 2`` values) holds the bits of h_k as ±1 (least
 significant first), then the offset and the length, each scaled to [−1, 1]; the remaining
@@ -41,7 +46,7 @@ import numpy as np
 
 from assembly_gym.envs.memory.config import CLIP_SIGMAS, MemoryWorldConfig
 from assembly_gym.envs.memory.layout import MemoryLayout
-from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory
+from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory, join_address
 from assembly_gym.envs.memory.population import build_memory
 
 __all__ = ["Episodes", "MemoryWorld", "ReadPredictionReward"]
@@ -54,7 +59,8 @@ class Episodes:
     Attributes:
         c: characteristics, shape (n, char_dim) float32.
         regions: page, offset and length of each relevant region at step 0, shape
-            (n, K, 3) int64.
+            (n, K, 3) int64; with ``pointer_chasing`` (n, K, 3 + T), the page of each step
+            after them (:meth:`MemoryWorldConfig.region_pages`).
         states: s_0 … s_T, shape (n, T + 1, state_dim) float32.
         memory_terms: seed_t of every step, shape (n, T, state_dim) float32.
         noise: ε_t of every step, shape (n, T, state_dim) float32.
@@ -178,7 +184,10 @@ class MemoryWorld:
         return self._describe(regions, self._draw_free(len(regions), rng))
 
     def sample_regions(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """K regions for each of n episodes, shape (n, K, 3): page, offset, length."""
+        """K regions for each of n episodes, shape (n, K, 3): page, offset, length.
+
+        With ``pointer_chasing`` shape (n, K, 3 + T): then the page of every step.
+        """
         return self._regions(*self._draw_regions(n, rng))
 
     def _draw_regions(
@@ -200,7 +209,21 @@ class MemoryWorld:
         lengths = cfg.min_region_length + align * length_levels
         n_offsets = (PAGE_SIZE - lengths) // align + 1
         offsets = align * np.floor(offset_uniforms * n_offsets).astype(np.int64)
-        return np.stack([pages, offsets, lengths], axis=-1).astype(np.int64)
+        regions = np.stack([pages, offsets, lengths], axis=-1).astype(np.int64)
+        return self._chase(regions) if cfg.pointer_chasing else regions
+
+    def _chase(self, regions: np.ndarray) -> np.ndarray:
+        """Regions (n, K, 3) with the pages pointer chasing gives them, (n, K, 3 + T)."""
+        cfg = self.config
+        pages, offsets, lengths = regions.transpose(2, 0, 1)
+        route = np.empty((*pages.shape, cfg.sequence_length), dtype=np.int64)
+        route[..., 0] = pages
+        weights = 1 << np.arange(cfg.page_bits)
+        for t in range(cfg.sequence_length - 1):
+            seeds = self._window_seeds(join_address(route[..., t], offsets), lengths)
+            pointers = seeds[..., : cfg.page_bits] @ weights  # (n, K): bits, least first
+            route[..., t + 1] = pages ^ np.roll(pointers, -1, axis=1)  # region k + 1's read
+        return np.concatenate([regions, route], axis=-1)
 
     def _draw_free(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Uniform [−1, 1) values of c for n episodes, shape (n, char_dim)."""
@@ -322,13 +345,22 @@ class MemoryWorld:
         """How many regions' seeds are +1 at each step and state entry, shape (n, T, state_dim)."""
         cfg = self.config
         starts, lengths = cfg.windows(regions[:, None], np.arange(cfg.sequence_length))
+        above = self._window_seeds(starts, lengths)  # (n, T, K, word_size)
+        return self._tiled(above.sum(axis=2, dtype=np.int8))
+
+    def _window_seeds(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Whether the seed of each region's window is +1, shape (…, word_size) bool.
+
+        Args:
+            starts: first words of windows of regions (inside a page), shape (…).
+            lengths: their lengths, broadcast against ``starts``.
+        """
         table = self._seeds_above
         if table is None:
-            above = _above_half(self.memory, starts, lengths)  # (n, T, K, word_size)
-        else:
-            align = cfg.region_alignment
-            above = table[starts // align, (lengths - cfg.min_region_length) // align]
-        return self._tiled(above.sum(axis=2, dtype=np.int8))
+            return _above_half(self.memory, starts, lengths)
+        cfg = self.config
+        align = cfg.region_alignment
+        return table[starts // align, (lengths - cfg.min_region_length) // align]
 
     @functools.cached_property
     def _seeds_above(self) -> np.ndarray | None:

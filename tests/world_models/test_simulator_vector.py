@@ -34,22 +34,6 @@ def _actions(rng, masks):
     return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
 
 
-def _assert_same(native, sync, path="infos"):
-    """Every key of ``sync`` is in ``native`` with the same values (episode times aside)."""
-    if isinstance(sync, dict):
-        for key, value in sync.items():
-            if path.endswith("['episode']") and key == "t":
-                continue  # wall-clock durations
-            assert key in native, f"{path}[{key!r}] is missing"
-            _assert_same(native[key], value, f"{path}[{key!r}]")
-    elif isinstance(sync, (tuple, list)) or getattr(sync, "dtype", None) == np.dtype(object):
-        assert len(native) == len(sync), path  # a step's results; dicts per sub-env (0.29)
-        for i, value in enumerate(sync):
-            _assert_same(native[i], value, f"{path}[{i}]")
-    else:
-        np.testing.assert_array_equal(native, sync, err_msg=path)
-
-
 @pytest.fixture(scope="module")
 def families(models, rollcall_models):
     """(model, steps) per case: stages (Deliberation) and a done head (RollCall), both models."""
@@ -62,21 +46,12 @@ def families(models, rollcall_models):
 @pytest.mark.parametrize("mode", AUTORESET_MODES, ids=str)
 @pytest.mark.parametrize("case", ["delib-empirical", "delib-mlp", "rollcall-empirical",
                                   "rollcall-mlp"])  # fmt: skip
-def test_one_sub_env_equals_the_single_env(families, case, mode):
+def test_one_sub_env_equals_the_single_env(families, case, mode, lockstep):
     model = families[case]
     native = VectorEpisodeStatistics(make_native_vec(ENV_ID, 1, model=model, autoreset_mode=mode))
     sync = VectorEpisodeStatistics(sync_vector_env([lambda: gym.make(ENV_ID, model=model)], mode))
     assert native.unwrapped.metadata["autoreset_mode"] == mode
-    obs, infos = native.reset(seed=7)
-    _assert_same((obs, infos), sync.reset(seed=7))
-    rng, episodes = np.random.default_rng(0), 0
-    for _ in range(60):
-        actions = _actions(rng, infos["action_mask"])
-        *results, infos = native.step(actions)
-        *expected, expected_infos = sync.step(actions)
-        _assert_same(results, expected, "step")
-        _assert_same(infos, expected_infos)
-        episodes += int(expected_infos.get("_episode", np.zeros(1)).sum())
+    episodes = lockstep(native, sync, seed=7, steps=60, idle=0)
     assert episodes >= 2  # autoresets were exercised
     assert list(native.return_queue) == list(sync.return_queue)
     assert list(native.length_queue) == list(sync.length_queue)

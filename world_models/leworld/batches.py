@@ -26,7 +26,8 @@ class StepBatch:
         c: shape (N, char_dim) float32.
         step: t, shape (N,) int64.
         target: s_{t+1}, shape (N, state_dim) float32.
-        regions: the episode's regions (N, K, 3) int64, or None when unknown.
+        regions: the episode's regions (N, K, 3) int64 (N, K, 3 + T with pointer chasing),
+            or None when unknown.
     """
 
     s_prev: torch.Tensor
@@ -87,7 +88,8 @@ class SequenceBatch:
     Attributes:
         states: s_0 … s_T, shape (B, T + 1, state_dim) float32.
         c: shape (B, char_dim) float32.
-        regions: shape (B, K, 3) int64 (page, offset, length at step 0), or None.
+        regions: shape (B, K, 3) int64 (page, offset, length at step 0; with pointer
+            chasing (B, K, 3 + T), then the page of every step), or None.
     """
 
     states: torch.Tensor

@@ -256,8 +256,8 @@ class LeWorldSystem(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The relevant windows as reads: SLM i reads region i mod K; each (E, B) int64."""
         slots = torch.arange(self.config.num_slms, device=regions.device) % regions.shape[1]
-        chosen = regions[:, slots].permute(1, 0, 2)  # (E, B, 3)
-        page = self.world_config.window_pages(chosen[..., 0], step)
+        chosen = regions[:, slots].permute(1, 0, 2)  # (E, B, 3), or 3 + T: pointer chasing
+        page = self.world_config.region_pages(chosen, step)
         return page, chosen[..., 1], chosen[..., 2] - 1
 
     def random_reads(

@@ -38,45 +38,15 @@ def assembly():
     )
 
 
-def _actions(rng, masks):
-    """A random valid action per sub-env (NO_ACTION where none is valid: the episode is over)."""
-    return np.array([rng.choice(np.flatnonzero(m)) if m.any() else Action.NO_ACTION for m in masks])
-
-
-def _assert_same(native, sync, path="infos"):
-    """Every key of ``sync`` is in ``native`` with the same values (episode times aside)."""
-    if isinstance(sync, dict):
-        for key, value in sync.items():
-            if path.endswith("['episode']") and key == "t":
-                continue  # wall-clock durations
-            assert key in native, f"{path}[{key!r}] is missing"
-            _assert_same(native[key], value, f"{path}[{key!r}]")
-    elif isinstance(sync, (tuple, list)) or getattr(sync, "dtype", None) == np.dtype(object):
-        assert len(native) == len(sync), path  # a step's results; dicts per sub-env (0.29)
-        for i, value in enumerate(sync):
-            _assert_same(native[i], value, f"{path}[{i}]")
-    else:
-        np.testing.assert_array_equal(native, sync, err_msg=path)
-
-
 @pytest.mark.parametrize("mode", AUTORESET_MODES, ids=str)
 @pytest.mark.parametrize("env_id", list(STEPS))
-def test_native_vector_equals_sync_vector_env(assembly, env_id, mode):
+def test_native_vector_equals_sync_vector_env(assembly, env_id, mode, lockstep):
     native = VectorEpisodeStatistics(make_native_vec(env_id, N, data=assembly, autoreset_mode=mode))
     sync = VectorEpisodeStatistics(
         sync_vector_env([lambda: gym.make(env_id, data=assembly)] * N, mode)
     )
     assert native.unwrapped.metadata["autoreset_mode"] == mode
-    obs, infos = native.reset(seed=11)
-    _assert_same((obs, infos), sync.reset(seed=11))
-    rng, episodes = np.random.default_rng(0), 0
-    for _ in range(STEPS[env_id]):
-        actions = _actions(rng, infos["action_mask"])
-        *results, infos = native.step(actions)
-        *expected, expected_infos = sync.step(actions)
-        _assert_same(results, expected, "step")
-        _assert_same(infos, expected_infos)
-        episodes += int(expected_infos.get("_episode", np.zeros(N)).sum())
+    episodes = lockstep(native, sync, seed=11, steps=STEPS[env_id], idle=Action.NO_ACTION)
     assert episodes >= N  # autoresets were exercised, and the statistics recorded them
     assert list(native.return_queue) == list(sync.return_queue)
     assert list(native.length_queue) == list(sync.length_queue)

@@ -31,21 +31,6 @@ ID = "assembly/MemoryDynamics-v0"
 N = 4
 
 
-def _same(native: Any, sync: Any, path: str = "") -> None:
-    """Every key of ``sync`` is in ``native`` with the same values (episode times aside)."""
-    if isinstance(sync, dict):
-        for key, value in sync.items():
-            if not (path.endswith("['episode']") and key == "t"):  # wall-clock durations
-                assert key in native, f"{path}[{key!r}] is missing"
-                _same(native[key], value, f"{path}[{key!r}]")
-    elif isinstance(sync, (tuple, list)) or getattr(sync, "dtype", None) == np.dtype(object):
-        assert len(native) == len(sync), path  # a step's results; values per sub-env (0.29)
-        for i, value in enumerate(sync):
-            _same(native[i], value, f"{path}[{i}]")
-    else:
-        np.testing.assert_array_equal(native, sync, err_msg=path)
-
-
 def _actions(rng: np.random.Generator, venv: Any, windows: np.ndarray) -> np.ndarray:
     """Random reads, every other sub-env reading its first relevant window (a hit)."""
     actions = rng.integers(0, venv.unwrapped.single_action_space.nvec, size=(N, 3))
@@ -57,23 +42,29 @@ def _actions(rng: np.random.Generator, venv: Any, windows: np.ndarray) -> np.nda
 
 @pytest.mark.parametrize("mode", AUTORESET_MODES, ids=str)
 @pytest.mark.parametrize(
-    "options", [{}, {"difficulty": "medium", "hopping": False}], ids=["easy", "medium_still"]
+    "options",
+    [
+        {},
+        {"difficulty": "medium", "hopping": False},
+        {"difficulty": "medium", "pointer_chasing": True},
+    ],
+    ids=["easy", "medium_still", "medium_pointer_chasing"],
 )
-def test_native_vector_equals_sync_vector_env(tiny, options, mode):
+def test_native_vector_equals_sync_vector_env(tiny, options, mode, same_results):
     kwargs = {**tiny, **options}
     native = VectorEpisodeStatistics(make_native_vec(ID, N, **kwargs, autoreset_mode=mode))
     sync = VectorEpisodeStatistics(sync_vector_env([lambda: gym.make(ID, **kwargs)] * N, mode))
     assert native.unwrapped.metadata["autoreset_mode"] == mode
     obs, infos = native.reset(seed=11)
-    _same((obs, infos), sync.reset(seed=11))
+    same_results((obs, infos), sync.reset(seed=11))
     rng = np.random.default_rng(0)
     windows = np.zeros((N, 1, 2), dtype=np.int64)
     for _ in range(13):  # three episodes of 4 steps and more: autoresets
         actions = _actions(rng, native, windows)
         *results, infos = native.step(actions)
         *expected, expected_infos = sync.step(actions)
-        _same(results, expected, "step")
-        _same(infos, expected_infos, "infos")
+        same_results(results, expected, "step")
+        same_results(infos, expected_infos, "infos")
         windows = np.stack([env.unwrapped.relevant_windows() for env in sync.unwrapped.envs])
     assert len(sync.return_queue) >= N  # the statistics recorded the same episodes
     assert list(native.return_queue) == list(sync.return_queue)
@@ -147,7 +138,7 @@ def test_custom_rewards_see_the_single_envs_arguments(tiny, reward_fn):
     assert rewards[0] == single.step(actions[0])[1]
 
 
-def test_a_failing_reward_leaves_every_sub_env_as_it_was(tiny):
+def test_a_failing_reward_leaves_every_sub_env_as_it_was(tiny, same_results):
     calls = {"n": 0}
 
     def flaky(obs, action, next_obs, info) -> float:
@@ -157,10 +148,10 @@ def test_a_failing_reward_leaves_every_sub_env_as_it_was(tiny):
     venv = MemoryDynamicsVectorEnv(N, **tiny, reward_fn=flaky, autoreset_mode="SameStep")
     reference = MemoryDynamicsVectorEnv(N, **tiny, reward_fn=lambda *_: 1.0,
                                         autoreset_mode="SameStep")  # fmt: skip
-    _same(venv.reset(seed=1), reference.reset(seed=1))
+    same_results(venv.reset(seed=1), reference.reset(seed=1))
     actions = np.tile([0, 8, 7], (N, 1))
     for t in range(6):
         if t == 1:
             with pytest.raises(RewardFunctionError, match="for row 1 of a batch of 4"):
                 venv.step(actions)
-        _same(venv.step(actions), reference.step(actions), f"step {t}")
+        same_results(venv.step(actions), reference.step(actions), f"step {t}")

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
+from assembly_gym.envs.memory import BitMemory, MemoryWorld, MemoryWorldConfig
 
 
 def test_world_config_validates_itself():
@@ -18,6 +18,11 @@ def test_world_config_validates_itself():
     with pytest.raises(ValueError, match="unknown world options"):
         MemoryWorldConfig.from_dict({"colour": 1})
     assert MemoryWorldConfig(num_words=2048, hopping=False).hop_block == 1
+    with pytest.raises(ValueError, match="pointer_chasing needs a power-of-two"):
+        MemoryWorldConfig(num_words=768, hopping=False, pointer_chasing=True)
+    with pytest.raises(ValueError, match="pointer_chasing needs a power-of-two"):
+        MemoryWorldConfig(num_words=1024, sequence_length=4, word_size=1, pointer_chasing=True)
+    assert MemoryWorldConfig(num_words=2048, pointer_chasing=True).hop_block == 1
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
@@ -65,6 +70,34 @@ def test_still_regions_keep_their_page(tiny_world):
     regions = np.array([[[2, 16, 32]]])
     starts, lengths = world.config.windows(regions, np.arange(4)[:, None])
     assert starts.ravel().tolist() == [2 * 256 + 16] * 4 and lengths.ravel().tolist() == [32]
+
+
+def test_pointer_chasing_regions_go_where_the_other_region_points(tiny_world):
+    """Region k's page at t + 1 is h_k XOR the first two seed bits of region k + 1's window."""
+    config = tiny_world(difficulty="medium", pointer_chasing=True).config  # 4 pages: 2 bits
+    words = np.zeros(1024, dtype=np.uint32)
+    words[0:16] = 0b10  # page 0, words 0–15: seed bits 0, 1 = −1, +1
+    words[3 * 256 + 32 : 3 * 256 + 64] = 0b01  # page 3, words 32–63: seed bits +1, −1
+    world = MemoryWorld(config, memory=BitMemory(words, config.word_size))
+    assert world.sample_regions(1, np.random.default_rng(0)).shape == (1, 2, 3 + 4)
+    regions = np.array([[[1, 0, 16], [3, 32, 32]]])  # h = 1 and 3
+    routed = world._chase(regions)
+    # t = 0: region 0 on page 1 (zeros: pointer 0), region 1 on page 3 (pointer 0b01 = 1):
+    # region 0 goes to 1 XOR 1 = 0, region 1 to 3 XOR 0 = 3; t = 1: region 0 on page 0
+    # (pointer 0b10 = 2), region 1 on page 3 (pointer 1): region 0 goes to 1 XOR 1 = 0,
+    # region 1 to 3 XOR 2 = 1; t = 2: region 0 on page 0 (pointer 2), region 1 on page 1
+    # (zeros, pointer 0): region 0 goes to 1 XOR 0 = 1, region 1 to 3 XOR 2 = 1.
+    assert routed[0, :, 3:].tolist() == [[1, 0, 0, 1], [3, 3, 1, 1]]
+    starts, lengths = world.config.windows(routed, np.arange(4)[:, None])
+    assert starts[:, 0, 0].tolist() == [256, 0, 0, 256] and lengths.tolist() == [[16, 32]]
+    assert starts[:, 0, 1].tolist() == [3 * 256 + 32, 3 * 256 + 32, 256 + 32, 256 + 32]
+    episodes = world.build_episodes(*world.draw_episodes(3, np.random.default_rng(1)))
+    pages = episodes.regions[..., 3:]
+    assert np.array_equal(pages[..., 0], episodes.regions[..., 0])
+    plain = tiny_world(difficulty="medium")  # the same draws, no pointers: the same s_0, c
+    same = plain.build_episodes(*plain.draw_episodes(3, np.random.default_rng(1)))
+    np.testing.assert_array_equal(episodes.c, same.c)
+    np.testing.assert_array_equal(episodes.states[:, 0], same.states[:, 0])
 
 
 def _six_calls(world, rng):

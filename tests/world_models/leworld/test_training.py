@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import torch
 
+from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
 from assembly_gym.world_models.leworld import (
     LeWorldSystem,
     MemorylessMLP,
@@ -164,3 +165,17 @@ def test_a_phase_that_only_hurts_keeps_the_parameters_it_started_from(world, tin
     assert report.best_epoch == 0
     for name, value in system.state_dict().items():
         assert torch.equal(value, before[name]), name
+
+
+def test_oracle_reads_follow_the_pointers_of_a_pointer_chasing_world(tiny_config):
+    world = MemoryWorld(
+        MemoryWorldConfig(difficulty="medium", num_words=1024, sequence_length=4,
+                          pointer_chasing=True)
+    )  # fmt: skip
+    data = make_datasets(world, tiny_config(), seed=0)
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
+    oracle = evaluate_system(system, data.test, read_mode="oracle")
+    assert oracle.hit_rate == oracle.iou == 1.0  # against the windows the pointers give
+    assert data.test.regions.shape[1:] == (2, 3 + 4)
+    _, report = train_leworld(world, tiny_config(), phases=(1,), seed=0, progress=False)
+    assert np.isfinite(report.metrics["phase 1"].mse)
