@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
-from assembly_gym.world_models.leworld import LeWorldConfig
+from assembly_gym.world_models.leworld import LeWorldConfig, make_datasets
 
 T = 4
 
@@ -42,6 +42,12 @@ def episodes(world):
 def tiny_config():
     """Factory of tiny configs: ``tiny_config(phase2_epochs=6)``."""
     return _tiny_config
+
+
+@pytest.fixture(scope="module")
+def data(world, tiny_config):
+    """Training, validation and test sequences of the tiny configuration, seed 0 (per module)."""
+    return make_datasets(world, tiny_config(), seed=0)
 
 
 @pytest.fixture(scope="module", autouse=True)

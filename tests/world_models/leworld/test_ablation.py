@@ -11,16 +11,10 @@ from assembly_gym.world_models.leworld import (
     SequenceBatch,
     ablation_table,
     count_params,
-    make_datasets,
     phase_ablation,
     train_leworld,
     train_phase,
 )
-
-
-@pytest.fixture(scope="module")
-def data(world, tiny_config):
-    return make_datasets(world, tiny_config(), seed=0)
 
 
 def test_count_params_splits_the_system_into_its_components(world, tiny_config):

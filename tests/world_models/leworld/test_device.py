@@ -16,16 +16,10 @@ from assembly_gym.world_models.leworld import (
     LeWorldSystem,
     SequenceBatch,
     evaluate_system,
-    make_datasets,
     train_phase,
 )
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-
-
-@pytest.fixture(scope="module")
-def data(world, tiny_config):
-    return make_datasets(world, tiny_config(), seed=0)
 
 
 def _phase1(system: LeWorldSystem, data) -> float:

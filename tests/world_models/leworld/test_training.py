@@ -21,11 +21,6 @@ from assembly_gym.world_models.leworld import (
 )
 
 
-@pytest.fixture(scope="module")
-def data(world, tiny_config):
-    return make_datasets(world, tiny_config(), seed=0)
-
-
 def test_datasets_are_seeded_and_the_test_part_stands_alone(world, tiny_config, data):
     again = make_datasets(world, tiny_config(), seed=0)
     assert np.array_equal(again.train.states, data.train.states)
