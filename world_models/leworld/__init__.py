@@ -64,6 +64,7 @@ from assembly_gym.world_models.leworld.evaluation import (
 )
 from assembly_gym.world_models.leworld.losses import (
     phase1_loss,
+    phase1_request_loss,
     phase2_loss,
     phase3_loss,
     routing_losses,
@@ -132,6 +133,7 @@ __all__ = [
     "paired_difference",
     "parse_phases",
     "phase1_loss",
+    "phase1_request_loss",
     "phase2_loss",
     "phase3_loss",
     "phase_ablation",

@@ -34,6 +34,14 @@ class LeWorldConfig:
         phase1_lr: learning rate of phase 1 (SLMs on address targets, BLM on oracle reads).
         phase1_epochs: epochs of phase 1.
         phase1_batch_size: sequences per batch in phase 1.
+        phase1_request: phase 1 runs whole sequences step by step with the info request
+            passed between steps (reads teacher-forced to the oracle's windows), so that the
+            request learns to tell the SLMs where to read next; the system then uses the
+            request in phase 2 and after (:attr:`LeWorldSystem.use_query
+            <assembly_gym.world_models.leworld.system.LeWorldSystem.use_query>`). Needed
+            where the next read depends on what was read (``pointer_chasing`` worlds, see
+            :meth:`for_pointer_chasing`); slower per epoch (the steps of a sequence run one
+            after another).
         phase2_lr: peak learning rate of phase 2 (end to end).
         phase2_epochs: epochs of phase 2.
         phase2_batch_size: sequences per batch in phase 2.
@@ -58,6 +66,9 @@ class LeWorldConfig:
         lambda_diversity: weight of the address-diversity loss (overlap of the SLMs' page
             distributions).
         lambda_entropy: weight of the routing-entropy loss (binary entropy of the gates).
+        lambda_read: cost of a routed read (weight of the mean gate probability): 0 (the
+            default) lets the router keep every SLM open; above the balance loss's pull it
+            closes SLMs whose reads the prediction does not need.
         lambda_info: weight of the info-request utility in phase 3.
         temperature_anneal_rate: router temperature τ = max(τ_min, exp(−rate · step)).
         temperature_min: τ_min.
@@ -84,6 +95,7 @@ class LeWorldConfig:
     phase1_lr: float = 1e-3
     phase1_epochs: int = 50
     phase1_batch_size: int = 32
+    phase1_request: bool = False
     phase2_lr: float = 3e-4
     phase2_epochs: int = 100
     phase2_batch_size: int = 16
@@ -100,6 +112,7 @@ class LeWorldConfig:
     lambda_balance: float = 0.01
     lambda_diversity: float = 0.001
     lambda_entropy: float = 0.01
+    lambda_read: float = 0.0
     lambda_info: float = 0.1
     temperature_anneal_rate: float = 3e-5
     temperature_min: float = 0.1
@@ -146,14 +159,29 @@ class LeWorldConfig:
     def quick(self) -> LeWorldConfig:
         """The ``--quick`` profile: a tenth of the epochs of phases 2 and 3.
 
-        Phase 1 stays whole: it is cheap, and the SLMs' address decoders need its steps.
-        Phases 1 and 2 take about 2.5 min on the 2-core machine, all three about 5 min
-        (docs/leworld.md).
+        Phase 1 stays whole: it is cheap, and the SLMs' address decoders need its steps;
+        with ``phase1_request`` it runs half its epochs (:meth:`for_pointer_chasing`'s 200
+        → 100: enough for a 16,384-word memory, not for 65,536). Phases 1 and 2 take about
+        2.5 min on the 2-core machine, all three about 5 min; pointer chasing on 16,384
+        words about 6 min (docs/leworld.md).
         """
         return replace(
             self,
+            phase1_epochs=max(1, self.phase1_epochs // 2)
+            if self.phase1_request
+            else self.phase1_epochs,
             phase2_epochs=max(1, self.phase2_epochs // 10),
             phase2_restart_epochs=max(1, self.phase2_restart_epochs // 10),
             phase2_freeze_slm_epochs=self.phase2_freeze_slm_epochs // 10,
             phase3_epochs=max(1, self.phase3_epochs // 10),
         )
+
+    def for_pointer_chasing(self) -> LeWorldConfig:
+        """The profile for worlds whose next read depends on the last (``pointer_chasing``).
+
+        Phase 1 with the info request (``phase1_request``), at 3× the learning rate and for
+        200 epochs: the SLMs first learn the first page from c, and only then (after about
+        50 epochs on 16,384 words, 100 on 65,536) does the request learn to carry the
+        pointer (docs/leworld.md, "Pointer chasing").
+        """
+        return replace(self, phase1_request=True, phase1_lr=3e-3, phase1_epochs=200)

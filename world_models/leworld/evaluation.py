@@ -280,15 +280,16 @@ def phase_ablation(
     """What each phase and the info request change, paired by held-out sequence.
 
     Args:
-        systems: the system after each phase, "phase N" → system (only "phase 3" passes the
-            info request; :meth:`LeWorldModel.phase_systems
-            <assembly_gym.world_models.leworld.model.LeWorldModel.phase_systems>`), in order.
+        systems: the system after each phase, "phase N" → system, in order
+            (:meth:`LeWorldModel.phase_systems
+            <assembly_gym.world_models.leworld.model.LeWorldModel.phase_systems>`).
         episodes: held-out episodes.
 
     Returns:
         "phase b vs phase a" for consecutive phases (MSE after b − MSE after a: negative when
-        phase b helps), and "info request on vs off" (the last phase 3 system with − without
-        its request) when phase 3 ran. Per-sequence one-step MSE, 95 % t intervals.
+        phase b helps), and "info request on vs off" (the last system that passes the
+        request, with − without it) when one does. Per-sequence one-step MSE, 95 % t
+        intervals.
     """
     mse = {name: sequence_mse(system, episodes) for name, system in systems.items()}
     names = list(mse)
@@ -296,9 +297,10 @@ def phase_ablation(
         f"{later} vs {earlier}": paired_difference(mse[later], mse[earlier])
         for earlier, later in zip(names, names[1:], strict=False)
     }
-    if "phase 3" in systems:
-        off = sequence_mse(systems["phase 3"], episodes, use_query=False)
-        out["info request on vs off"] = paired_difference(mse["phase 3"], off)
+    asking = [name for name, system in systems.items() if system.use_query]
+    if asking:
+        off = sequence_mse(systems[asking[-1]], episodes, use_query=False)
+        out["info request on vs off"] = paired_difference(mse[asking[-1]], off)
     return out
 
 

@@ -6,7 +6,12 @@
   on the page, offset and length of the window of region i mod K for SLM i, and a binary
   cross-entropy for their confidence: was the whole read exactly right?); the memory
   encoder and the BLM learn to predict from oracle reads of those windows, all gates open.
-* Phase 2 (:func:`phase2_loss`): end to end, :func:`system_losses` of one step.
+* Phase 1 with the info request (:func:`phase1_request_loss`, ``phase1_request``): the
+  same targets along whole sequences, step by step: the BLM sees the oracle reads and
+  passes its request to the SLMs' next step, so the request learns to say where to read
+  next when that depends on what was read (pointer chasing).
+* Phase 2 (:func:`phase2_loss`): end to end, :func:`system_losses` of one step, or of
+  whole sequences with the request passed between steps when the system uses it.
 * Phase 3 (:func:`phase3_loss`): paired branches on the same sequences, with the info
   request passed from step to step and without it. Loss
   ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,
@@ -25,7 +30,14 @@ from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
 from assembly_gym.world_models.leworld.config import LeWorldConfig
 from assembly_gym.world_models.leworld.system import LeWorldSystem
 
-__all__ = ["phase1_loss", "phase2_loss", "phase3_loss", "routing_losses", "system_losses"]
+__all__ = [
+    "phase1_loss",
+    "phase1_request_loss",
+    "phase2_loss",
+    "phase3_loss",
+    "routing_losses",
+    "system_losses",
+]
 
 
 def routing_losses(gate_probs: torch.Tensor, page_probs: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -80,6 +92,7 @@ def system_losses(
         + cfg.lambda_balance * parts["balance"]
         + cfg.lambda_diversity * parts["diversity"]
         + cfg.lambda_entropy * parts["entropy"]
+        + cfg.lambda_read * gate_probs.mean()
     )
     return parts
 
@@ -93,13 +106,7 @@ def phase1_loss(
     slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
     targets = system.oracle_reads(rows.regions, rows.step)
     logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
-    page_ce, offset_ce, length_ce = (
-        F.cross_entropy(lg.flatten(0, 1), tg.flatten())
-        for lg, tg in zip(logits, targets, strict=True)
-    )
-    address = page_ce + offset_ce + length_ce
-    exact = (slm.page == targets[0]) & (slm.offset == targets[1]) & (slm.length_code == targets[2])
-    confidence = F.binary_cross_entropy(slm.confidence, exact.to(slm.confidence.dtype))
+    address, confidence, exact = _address_losses(logits, slm.confidence, targets)
     ones = torch.ones_like(slm.confidence)
     out = system.step(
         rows.s_prev,
@@ -118,39 +125,101 @@ def phase1_loss(
     )
 
 
-def phase2_loss(
-    system: LeWorldSystem, rows: StepBatch
+def phase1_request_loss(
+    system: LeWorldSystem, batch: SequenceBatch
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Next-state MSE + routing balance, address diversity and routing entropy."""
-    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
-    parts = system_losses(
-        system.config,
-        out.prediction,
-        rows.target,
-        out.blm.gate_probs,
-        out.slm.page_logits.softmax(-1),
+    """:func:`phase1_loss` along whole sequences with the info request (teacher-forced reads).
+
+    Every step reads the oracle's windows and passes the BLM's request to the SLMs' next
+    step, so the address loss of step t + 1 reaches the request made at step t.
+    """
+    rows = batch.steps()  # sequence-major rows, as out's (E, B, T) flatten to (E, B·T)
+    if rows.regions is None:
+        raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
+    out = system.run(batch, use_query=True, read_mode="oracle")
+    targets = system.oracle_reads(rows.regions, rows.step)
+    logits = tuple(value.flatten(1, 2) for value in out.slm_logits)
+    address, confidence, exact = _address_losses(logits, out.confidence.flatten(1), targets)
+    mse = ((out.predictions - batch.states[:, 1:]) ** 2).mean()
+    loss = address + confidence + mse
+    return loss, _detached(
+        address_ce=address, confidence_bce=confidence, mse=mse, exact_reads=exact.float().mean()
     )
+
+
+def _address_losses(
+    logits: tuple[torch.Tensor, ...], confidence: torch.Tensor, targets: tuple[torch.Tensor, ...]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Summed cross-entropy of page, offset and length, the confidence's BCE, exact reads.
+
+    Args:
+        logits: (page, offset, length) logits, each (E, N, ·).
+        confidence: the SLMs' confidences, (E, N).
+        targets: the oracle's (page, offset, length code), each (E, N) int64.
+
+    Returns:
+        (address cross-entropy, confidence BCE, exact (E, N) bool: the argmax read is the
+        target).
+    """
+    address = sum(
+        (
+            F.cross_entropy(lg.flatten(0, 1), tg.flatten())
+            for lg, tg in zip(logits, targets, strict=True)
+        ),
+        start=confidence.new_zeros(()),
+    )
+    exact = torch.stack([lg.argmax(-1) == tg for lg, tg in zip(logits, targets, strict=True)]).all(
+        dim=0
+    )
+    bce = F.binary_cross_entropy(confidence, exact.to(confidence.dtype))
+    return address, bce, exact
+
+
+def phase2_loss(
+    system: LeWorldSystem, data: StepBatch | SequenceBatch
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Next-state MSE + routing balance, address diversity and routing entropy.
+
+    Rows of steps (one step each), or whole sequences run with the system's info request
+    (:attr:`LeWorldSystem.use_query`).
+    """
+    if isinstance(data, SequenceBatch):
+        parts = _sequence_losses(system, data, use_query=system.use_query)
+    else:
+        out = system.step(data.s_prev, data.s, data.c, data.step)
+        parts = system_losses(
+            system.config,
+            out.prediction,
+            data.target,
+            out.blm.gate_probs,
+            out.slm.page_logits.softmax(-1),
+        )
     return parts["total"], _detached(**parts)
+
+
+def _sequence_losses(
+    system: LeWorldSystem, batch: SequenceBatch, *, use_query: bool
+) -> dict[str, torch.Tensor]:
+    """:func:`system_losses` of whole sequences, with or without the info request."""
+    target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
+    out = system.run(batch, use_query=use_query)
+    e = out.gate_probs.shape[0]
+    return system_losses(
+        system.config,
+        out.predictions.reshape(target.shape),
+        target,
+        out.gate_probs.reshape(e, -1),
+        out.page_probs.reshape(e, -1, out.page_probs.shape[-1]),
+    )
 
 
 def phase3_loss(
     system: LeWorldSystem, batch: SequenceBatch
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Paired branches with and without the info request (see the module docstring)."""
-    target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
-    totals, mses = [], []
-    for use_query in (True, False):
-        out = system.run(batch, use_query=use_query)
-        e = out.gate_probs.shape[0]
-        parts = system_losses(
-            system.config,
-            out.predictions.reshape(target.shape),
-            target,
-            out.gate_probs.reshape(e, -1),
-            out.page_probs.reshape(e, -1, out.page_probs.shape[-1]),
-        )
-        totals.append(parts["total"])
-        mses.append(parts["mse"])
+    branches = [_sequence_losses(system, batch, use_query=q) for q in (True, False)]
+    totals = [parts["total"] for parts in branches]
+    mses = [parts["mse"] for parts in branches]
     utility = mses[1].detach() - mses[0]
     loss = 0.5 * (totals[0] + totals[1]) - system.config.lambda_info * utility
     return loss, _detached(mse_with=mses[0], mse_without=mses[1], info_utility=utility)

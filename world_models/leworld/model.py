@@ -125,8 +125,9 @@ class LeWorldModel:
         """The system after each phase it was trained in, "phase N" → a system on its device.
 
         A copy of :attr:`system` (same world, config and seed) with the parameters the phase
-        ended with; only "phase 3" passes the info request (``use_query``). Empty when the
-        checkpoint holds no per-phase parameters.
+        ended with; "phase 3", and every phase of a config with ``phase1_request``, passes
+        the info request (``use_query``). Empty when the checkpoint holds no per-phase
+        parameters.
         """
         systems = {}
         for name, state in self.phase_states.items():
@@ -134,7 +135,7 @@ class LeWorldModel:
                 self.world_config, self.memory, self.system.config, seed=self.system.seed
             )
             system.load_state_dict(state)
-            system.use_query = name == "phase 3"
+            system.use_query = name == "phase 3" or self.system.config.phase1_request
             systems[name] = system.to(self.system.device).eval()
         return systems
 

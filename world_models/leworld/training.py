@@ -2,11 +2,15 @@
 
 * Phase 1 (``phase1_*``): the SLMs on the regions' addresses, the memory encoder and the
   BLM on oracle reads (:func:`~assembly_gym.world_models.leworld.losses.phase1_loss`);
-  AdamW at a constant learning rate.
+  AdamW at a constant learning rate. With ``phase1_request`` it runs whole sequences step by
+  step, the info request passed between steps
+  (:func:`~assembly_gym.world_models.leworld.losses.phase1_request_loss`), and the system
+  uses the request from then on (phase 2 then trains on whole sequences too).
 * Phase 2 (``phase2_*``): end to end on the next-state MSE plus the routing losses;
   straight-through (or Gumbel-softmax, ``address_gradient``) gradients through the discrete
-  reads and the router's gates; the SLMs frozen for the first ``phase2_freeze_slm_epochs``
-  (by default the whole phase: the BLM, router and encoder learn on the SLMs' own reads);
+  reads and the router's gates; the SLMs and the info head (the address path) frozen for
+  the first ``phase2_freeze_slm_epochs`` (by default the whole phase: the BLM's predictor,
+  router and encoder learn on the SLMs' own reads);
   linear warm-up, then cosine annealing with warm restarts; the router temperature is
   annealed τ = max(τ_min, exp(−rate · step)).
 * Phase 3 (``phase3_*``): paired branches with and without the info request
@@ -47,7 +51,12 @@ from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
 from assembly_gym.world_models.leworld.config import LeWorldConfig
 from assembly_gym.world_models.leworld.datasets import Datasets, make_datasets, training_episodes
 from assembly_gym.world_models.leworld.evaluation import LeWorldMetrics, evaluate_system
-from assembly_gym.world_models.leworld.losses import phase1_loss, phase2_loss, phase3_loss
+from assembly_gym.world_models.leworld.losses import (
+    phase1_loss,
+    phase1_request_loss,
+    phase2_loss,
+    phase3_loss,
+)
 from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = [
@@ -159,8 +168,16 @@ def train_phase(
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {PHASES}, got {phase}")
     source = train if callable(train) else (lambda epoch: train)
-    if phase == 3 and not isinstance(source(0), SequenceBatch):
-        raise ValueError("phase 3 needs whole sequences (the info request passes between steps)")
+    if phase == 1 and cfg.phase1_request:
+        system.use_query = True
+    sequential = phase == 3 or (phase < 3 and system.use_query)
+    if sequential and not isinstance(source(0), SequenceBatch):
+        if phase == 2:  # rows of observations (fit_transitions): one step, no request
+            sequential = False
+        else:
+            raise ValueError(
+                f"phase {phase} needs whole sequences here (the info request passes between steps)"
+            )
     epochs = {1: cfg.phase1_epochs, 2: cfg.phase2_epochs, 3: cfg.phase3_epochs}[phase]
     batch_size = {1: cfg.phase1_batch_size, 2: cfg.phase2_batch_size, 3: cfg.phase3_batch_size}[
         phase
@@ -169,7 +186,7 @@ def train_phase(
         batch_size *= system.world_config.sequence_length
     steps_per_epoch = math.ceil(len(source(0)) / batch_size)
     optimizer, scheduler = _optimizer(system, phase, steps_per_epoch)
-    loss_fn, val_fn = _phase_functions(system, phase)
+    loss_fn, val_fn = _phase_functions(system, phase, sequential=sequential)
     report = PhaseReport(phase)
     start, device = time.perf_counter(), system.device
     val = val.to(device)
@@ -186,7 +203,8 @@ def train_phase(
         for rows in order.split(batch_size):
             if phase >= 2:
                 system.temperature.fill_(_temperature(cfg, global_step))
-            loss, parts = loss_fn(_as_batch(train.select(rows), phase))
+            batch = train.select(rows)
+            loss, parts = loss_fn(batch if sequential else _steps(batch))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(system.parameters(), cfg.grad_clip)
@@ -214,6 +232,7 @@ def train_phase(
             tau=f"{float(system.temperature):.2f}",
         )
     system.slms.requires_grad_(True)
+    system.blm.info_head.requires_grad_(True)
     system.load_state_dict(best[1])
     system.eval()
     report.epochs, report.seconds = epochs, time.perf_counter() - start
@@ -225,8 +244,9 @@ def train_phase(
 def _freeze_slms(system: LeWorldSystem, phase: int, epoch: int) -> None:
     """Freeze the SLMs where the config says (their reads then move only by the query).
 
-    Phase 2's first ``phase2_freeze_slm_epochs``: the BLM and the encoder adapt to the SLMs'
-    reads before these move. Phase 3 with ``phase3_freeze_slms``: all but the query's
+    Phase 2's first ``phase2_freeze_slm_epochs``: the SLMs and the info head that steers them
+    (the reads stay those phase 1 taught), while the BLM's predictor, the router and the
+    encoder adapt to them. Phase 3 with ``phase3_freeze_slms``: all but the query's
     modulation weights.
     """
     cfg = system.config
@@ -234,6 +254,7 @@ def _freeze_slms(system: LeWorldSystem, phase: int, epoch: int) -> None:
         phase == 3 and cfg.phase3_freeze_slms
     )
     system.slms.requires_grad_(not frozen)
+    system.blm.info_head.requires_grad_(not (phase == 2 and frozen))
     if phase == 3:
         system.slms.query_film.requires_grad_(True)
 
@@ -251,22 +272,26 @@ def _log_steps(
             writer.add_scalar(f"phase{phase}/{name}", value, first_step + offset)
 
 
-def _as_batch(data: SequenceBatch | StepBatch, phase: int) -> SequenceBatch | StepBatch:
-    """Phases 1 and 2 train on rows of steps, phase 3 on whole sequences."""
-    return _steps(data) if phase < 3 else data
-
-
 def _steps(data: SequenceBatch | StepBatch) -> StepBatch:
     """Rows of steps."""
     return data.steps() if isinstance(data, SequenceBatch) else data
 
 
 def _phase_functions(
-    system: LeWorldSystem, phase: int
+    system: LeWorldSystem, phase: int, *, sequential: bool
 ) -> tuple[Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]], Callable[[Any], float]]:
-    """The phase's training loss and its validation loss (no gradient, in chunks)."""
-    loss_fn: Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]] = {
-        1: lambda b: phase1_loss(system, b),
+    """The phase's training loss and its validation loss (no gradient, in chunks).
+
+    ``sequential``: the phase trains on whole sequences with the info request (phase 1 with
+    ``phase1_request``, phase 2 of a system that uses the request, phase 3).
+    """
+    first: Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]] = (
+        (lambda b: phase1_request_loss(system, b))
+        if sequential
+        else (lambda b: phase1_loss(system, b))
+    )
+    loss_fn = {
+        1: first,
         2: lambda b: phase2_loss(system, b),
         3: lambda b: phase3_loss(system, b),
     }[phase]
@@ -274,14 +299,16 @@ def _phase_functions(
     def validate(data: SequenceBatch | StepBatch) -> float:
         system.eval()
         with torch.no_grad():
-            if phase == 1:
+            if phase == 1 and sequential and isinstance(data, SequenceBatch):
+                value = float(phase1_request_loss(system, data)[0])
+            elif phase == 1:
                 rows = _steps(data)
                 chunks = torch.arange(len(rows), device=rows.s.device).split(_EVAL_ROWS)
                 value = sum(
                     float(phase1_loss(system, rows.select(c))[0]) * len(c) for c in chunks
                 ) / len(rows)
             else:
-                value = _mse(system, data, use_query=phase == 3)
+                value = _mse(system, data, use_query=phase == 3 or system.use_query)
         system.train()
         return value
 
@@ -347,7 +374,7 @@ def fit_residual_std(system: LeWorldSystem, val: SequenceBatch) -> None:
     """Set the predictive standard deviation per state dimension from validation residuals."""
     val = val.to(system.device)
     with torch.no_grad():
-        residuals = system.run(val, use_query=False).predictions - val.states[:, 1:]
+        residuals = system.run(val).predictions - val.states[:, 1:]
     system.residual_std.copy_(residuals.reshape(-1, residuals.shape[-1]).std(dim=0).clamp_min(1e-4))
 
 

@@ -100,3 +100,21 @@ def test_eval_of_a_checkpoint_without_per_phase_parameters_says_so(tmp_path, cap
     capsys.readouterr()
     assert main(["leworld", "eval", str(out)]) == 0
     assert "no per-phase parameters" in capsys.readouterr().out
+
+
+def test_pointer_chasing_trains_phase_1_with_the_request(tmp_path, capsys):
+    from assembly_gym.world_models.leworld import LeWorldModel
+
+    out = tmp_path / "run"
+    tiny = TINY[2:]  # no --num-words: --quick --pointer-chasing picks 16,384 words
+    assert main(["leworld", "train", "--out", str(out), "--pointer-chasing", "--quick", *tiny]) == 0
+    assert "pointer chasing, random memory of 16384 × 32 bits" in capsys.readouterr().out
+    model = LeWorldModel.load(out)
+    assert model.system.config.phase1_request and model.system.use_query
+    assert model.system.config.phase1_lr == 3e-3  # LeWorldConfig.for_pointer_chasing()
+    assert main(["leworld", "eval", str(out)]) == 0
+    assert "| info request on vs off |" in capsys.readouterr().out
+    again = tmp_path / "without"
+    command = ["leworld", "train", "--out", str(again), "--pointer-chasing", *TINY]
+    assert main([*command, "--set", "phase1_request=false"]) == 0
+    assert not LeWorldModel.load(again).system.use_query

@@ -80,7 +80,7 @@ def test_phase2_with_frozen_slms_trains_only_the_rest(world, tiny_config, data):
     config = tiny_config(phase2_freeze_slm_epochs=3, phase2_lr=1e-2, phase2_warmup_steps=0)
     system, before = _phase2(world, config, data)
     changed = {k for k, v in system.state_dict().items() if not torch.equal(v, before[k])}
-    assert changed and not any(k.startswith("slms.") for k in changed)
+    assert changed and not any(k.startswith(("slms.", "blm.info_head.")) for k in changed)
     assert all(p.requires_grad for p in system.parameters())
 
 
@@ -102,3 +102,15 @@ def test_gumbel_reads_explore_in_training_and_are_seeded(world, tiny_config, dat
     for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True):
         assert torch.equal(a, b)
     assert np.isfinite(float(first.temperature))
+
+
+def test_the_read_cost_adds_the_mean_gate_probability(tiny_config):
+    from assembly_gym.world_models.leworld import system_losses
+
+    generator = torch.Generator().manual_seed(0)
+    prediction, target = torch.randn(5, 3, generator=generator), torch.zeros(5, 3)
+    gates = torch.rand(2, 5, generator=generator)
+    pages = torch.rand(2, 5, 4, generator=generator).softmax(-1)
+    free = system_losses(tiny_config(), prediction, target, gates, pages)["total"]
+    costly = system_losses(tiny_config(lambda_read=0.5), prediction, target, gates, pages)
+    torch.testing.assert_close(costly["total"], free + 0.5 * gates.mean())
