@@ -15,7 +15,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +30,24 @@ from assembly_gym.benchmarks.commands.arguments import (
     device,
     output_folder,
 )
+from assembly_gym.core.errors import CheckpointError
 from assembly_gym.envs.memory import DIFFICULTIES, POPULATIONS, MemoryWorld, MemoryWorldConfig
 from assembly_gym.envs.memory.population import roll_call_experience
 from assembly_gym.envs.memory.world import Episodes
-from assembly_gym.world_models.checkpoint import CHECKPOINT_KIND, MANIFEST
+from assembly_gym.world_models.checkpoint import (
+    CHECKPOINT_KIND,
+    MANIFEST,
+    checkpoint_file,
+    read_checkpoint,
+)
 from assembly_gym.world_models.leworld import (
     DEFAULT_PHASES,
     LeWorldConfig,
     LeWorldMetrics,
     LeWorldModel,
+    LeWorldSystem,
+    Progress,
+    TrainingReport,
     ablation_table,
     count_params,
     evaluate_system,
@@ -52,6 +61,8 @@ from assembly_gym.world_models.leworld import (
 )
 
 RESULTS = "results.md"
+PROGRESS = "progress.pt"
+"""The counters of an unfinished training (:class:`Progress`), beside its checkpoint."""
 QUICK_POINTER_WORDS = 16_384
 """Memory of ``--quick --pointer-chasing``: the request learns the pointer in half the epochs
 it needs on 65,536 words."""
@@ -135,6 +146,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--tensorboard", type=output_folder, default=None, help="TensorBoard log folder"
     )
+    train.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the training saved in --out after its last finished phase (a "
+        "checkpoint is saved after every phase); the world, config and seed are the "
+        "checkpoint's, the other options are ignored",
+    )
     _common(train)
     train.set_defaults(run=run_train)
     evaluate = actions.add_parser("eval", help="evaluate a saved system on its held-out sequences")
@@ -191,9 +209,21 @@ def _override(config: LeWorldConfig, settings: list[str]) -> LeWorldConfig:
     return LeWorldConfig.from_dict(values)
 
 
-def run_train(args: argparse.Namespace) -> int:
-    """Train, print per-phase timings and the evaluation table, save the system."""
-    check_logs_outside(args.tensorboard, args.out)
+@dataclass
+class _Run:
+    """What a training runs: fresh from the arguments, or resumed from ``--out``."""
+
+    world: MemoryWorld
+    config: LeWorldConfig
+    seed: int
+    phases: tuple[int, ...]
+    quick: bool
+    experience_data: str | None
+    progress: Progress | None = None
+
+
+def _fresh_run(args: argparse.Namespace) -> _Run:
+    """The world and config the arguments describe (ValueError: a bad size or override)."""
     options: dict[str, Any] = {"difficulty": args.difficulty, "population": args.population}
     config = LeWorldConfig()
     if args.pointer_chasing:
@@ -207,24 +237,82 @@ def run_train(args: argparse.Namespace) -> int:
         config = config.quick()
     if args.train_sequences is not None:
         config = replace(config, num_train_sequences=args.train_sequences)
-    try:  # the sizes and overrides together, before any work: one line, exit code 2
-        world_config = MemoryWorldConfig(**options)
-        config = _override(config, args.set)
-    except ValueError as error:
-        print(f"{args.prog}: error: {error}", file=sys.stderr)
-        return 2
-    torch.set_num_threads(args.threads)
+    world_config = MemoryWorldConfig(**options)
+    config = _override(config, args.set)
     experience = roll_call_experience(args.data) if args.population == "experience" else None
     world = MemoryWorld(world_config, experience=experience)
+    return _Run(world, config, args.seed, args.phases, args.quick, args.data)
+
+
+def _resumed_run(folder: Path) -> _Run:
+    """The training saved in ``folder`` after its last finished phase.
+
+    Raises:
+        CheckpointError: no checkpoint there, or one whose training finished.
+    """
+    checkpoint = read_checkpoint(folder)
+    model = LeWorldModel.from_checkpoint(checkpoint, device="cpu")
+    extra = model.extra
+    if extra.get("complete", True):
+        raise CheckpointError(f"{folder}: its training finished, there is nothing to resume")
+    report = TrainingReport.from_dict(extra["report"], model.phase_states)
+    progress = Progress.from_counters(report, checkpoint_file(checkpoint, PROGRESS))
+    world = MemoryWorld(model.world_config, memory=model.memory)
+    return _Run(
+        world,
+        model.system.config,
+        int(extra["data_seed"]),
+        tuple(extra["requested_phases"]),
+        bool(extra["quick"]),
+        extra.get("experience_data"),
+        progress,
+    )
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Train (or resume), print per-phase timings and the evaluation table, save the system.
+
+    The folder ``--out`` holds a checkpoint after every phase; the last one adds
+    ``results.md``.
+    """
+    check_logs_outside(args.tensorboard, args.out)
+    try:  # the sizes and overrides together, before any work: one line, exit code 2
+        run = _resumed_run(args.out) if args.resume else _fresh_run(args)
+    except (ValueError, CheckpointError) as error:
+        print(f"{args.prog}: error: {error}", file=sys.stderr)
+        return 2
+    if run.progress is not None:
+        done = [p.phase for p in run.progress.report.phases]
+        print(
+            f"resuming {args.out}: phases {done} done, {[p for p in run.phases if p not in done]} "
+            "to run (the world, config and seed are the checkpoint's)"
+        )
+    torch.set_num_threads(args.threads)
+    world_config, config = run.world.config, run.config
+    extra: dict[str, Any] = {
+        "data_seed": run.seed,
+        "quick": run.quick,
+        "experience_data": run.experience_data,
+        "requested_phases": list(run.phases),
+    }
+
+    def checkpoint(system: LeWorldSystem, progress: Progress) -> None:
+        state = {**extra, "report": progress.report.to_dict(), "complete": False}
+        LeWorldModel(system, phase_states=progress.report.states).save(
+            args.out, extra=state, files={PROGRESS: progress.counters()}
+        )
+
     started = time.perf_counter()
     system, report = train_leworld(
-        world,
+        run.world,
         config,
-        phases=args.phases,
-        seed=args.seed,
+        phases=run.phases,
+        seed=run.seed,
         progress=not args.quiet,
         log_dir=args.tensorboard,
         device=args.device,
+        resume=run.progress,
+        after_phase=checkpoint,
     )
     wall = time.perf_counter() - started
     ran_on = str(system.device)
@@ -239,27 +327,20 @@ def run_train(args: argparse.Namespace) -> int:
         + (", pointer chasing" if world_config.pointer_chasing else "")
         + f", {world_config.population} memory "
         f"of "
-        f"{world_config.num_words} × {world_config.word_size} bits), seed {args.seed}, "
+        f"{world_config.num_words} × {world_config.word_size} bits), seed {run.seed}, "
         f"{config.num_train_sequences} training sequences per epoch"
         + (" (fresh each epoch)" if config.resample_train else "")
         + f", {config.num_test_sequences} held-out sequences"
-        + (" [--quick]" if args.quick else ""),
+        + (" [--quick]" if run.quick else ""),
         f"wall time {wall / 60:.1f} min on {ran_on} ({args.threads} CPU thread(s)): {timings}",
         "",
         metrics_table(report.metrics),
     ]
     text = "\n".join(lines)
     print(text)
-    extra = {
-        "report": report.to_dict(),
-        "data_seed": args.seed,
-        "wall_seconds": wall,
-        "device": ran_on,
-        "quick": args.quick,
-        "experience_data": args.data,
-    }
+    final = {**extra, "report": report.to_dict(), "wall_seconds": wall, "device": ran_on}
     LeWorldModel(system, phase_states=report.states).save(
-        args.out, extra=extra, files={RESULTS: (text + "\n").encode()}
+        args.out, extra={**final, "complete": True}, files={RESULTS: (text + "\n").encode()}
     )
     print(f"saved to {args.out}")
     return 0

@@ -31,6 +31,7 @@ an epoch's steps are read back together at its end.
 from __future__ import annotations
 
 import copy
+import io
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_PHASES",
     "PHASES",
     "PhaseReport",
+    "Progress",
     "TrainingReport",
     "fit_residual_std",
     "fit_transitions",
@@ -129,6 +131,62 @@ class TrainingReport:
             "seconds": self.seconds,
             "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
         }
+
+    @classmethod
+    def from_dict(
+        cls, values: dict[str, Any], states: dict[str, dict[str, torch.Tensor]]
+    ) -> TrainingReport:
+        """Inverse of :meth:`to_dict`, with the parameters after each phase given apart."""
+        return cls(
+            phases=[PhaseReport(**p) for p in values["phases"]],
+            metrics={k: LeWorldMetrics.from_dict(m) for k, m in values["metrics"].items()},
+            seconds=float(values["seconds"]),
+            states=dict(states),
+        )
+
+
+@dataclass
+class Progress:
+    """A training between two phases: all :func:`train_leworld` needs to go on with it.
+
+    Resumed, the later phases give the parameters an uninterrupted run gives, bit for bit
+    on the same device (the same shuffling, the same router temperature).
+
+    Attributes:
+        report: the phases run so far, with the parameters after each (``report.states``).
+        global_step: optimiser steps taken so far (the router temperature's clock).
+        generator_state: the shuffling generator's state (``torch.Generator.get_state()``).
+        use_query: whether the system passes the info request by now.
+    """
+
+    report: TrainingReport
+    global_step: int
+    generator_state: torch.Tensor
+    use_query: bool
+
+    def counters(self) -> bytes:
+        """Everything but the report, as bytes (``torch.save``; the report is JSON apart)."""
+        buffer = io.BytesIO()
+        torch.save(
+            {
+                "global_step": self.global_step,
+                "generator_state": self.generator_state,
+                "use_query": self.use_query,
+            },
+            buffer,
+        )
+        return buffer.getvalue()
+
+    @classmethod
+    def from_counters(cls, report: TrainingReport, data: bytes) -> Progress:
+        """Inverse of :meth:`counters`, given the report."""
+        values = torch.load(io.BytesIO(data), weights_only=True)
+        return cls(
+            report=report,
+            global_step=int(values["global_step"]),
+            generator_state=values["generator_state"],
+            use_query=bool(values["use_query"]),
+        )
 
 
 # ---------------------------------------------------------------------- the loop
@@ -389,6 +447,8 @@ def train_leworld(
     log_dir: str | Path | None = None,
     evaluate: bool = True,
     device: str | torch.device = "auto",
+    resume: Progress | None = None,
+    after_phase: Callable[[LeWorldSystem, Progress], None] | None = None,
 ) -> tuple[LeWorldSystem, TrainingReport]:
     """Build a LeWorld system for a world and train it phase by phase.
 
@@ -407,9 +467,17 @@ def train_leworld(
         device: where the system trains: ``"auto"`` (the GPU when there is one, else the
             CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. A seed gives the same initial weights,
             data and shuffling on every device.
+        resume: go on with a training stopped between phases (the same world, config and
+            seed): the phases it ran are skipped, and the system starts from the parameters
+            the last of them left.
+        after_phase: called after every phase with the system and the :class:`Progress`
+            (e.g. to checkpoint it: ``assembly-gym leworld train`` saves after every phase).
 
     Returns:
         The trained system and a :class:`TrainingReport`.
+
+    Raises:
+        ValueError: unknown phases, or ``resume`` ran a phase later than one still to run.
     """
     config = config or LeWorldConfig()
     phases = sorted(set(phases))
@@ -418,6 +486,18 @@ def train_leworld(
         raise ValueError(f"phases must be a non-empty subset of {PHASES}, got {phases}")
     started = time.perf_counter()
     system = LeWorldSystem(world.config, world.memory, config, seed=seed)
+    generator = torch.Generator().manual_seed(seed)
+    report, global_step = TrainingReport(), 0
+    if resume is not None:
+        done = [p.phase for p in resume.report.phases]
+        if done and any(p < done[-1] for p in phases if p not in done):
+            raise ValueError(f"cannot resume after phase {done[-1]} with phases {phases} to run")
+        report, global_step = copy.deepcopy(resume.report), resume.global_step
+        if done:
+            system.load_state_dict(report.states[f"phase {done[-1]}"])
+        system.use_query = resume.use_query
+        generator.set_state(resume.generator_state)
+        phases = [p for p in phases if p not in done]
     system.to(resolve_device(device))
     data = data or make_datasets(world, config, seed)
     val = SequenceBatch.from_episodes(data.val).to(system.device)
@@ -427,12 +507,9 @@ def train_leworld(
     def train(epoch: int) -> SequenceBatch:
         return fixed if epoch == 0 else SequenceBatch.from_episodes(episodes(epoch))
 
-    generator = torch.Generator().manual_seed(seed)
     writer = summary_writer(log_dir)
-    report = TrainingReport()
-    if evaluate:
+    if evaluate and resume is None:
         report.metrics["untrained"] = evaluate_system(system, data.test)
-    global_step = 0
     for phase in phases:
         phase_report = train_phase(
             system,
@@ -451,10 +528,13 @@ def train_leworld(
         }
         if evaluate:
             report.metrics[f"phase {phase}"] = evaluate_system(system, data.test)
+        if after_phase is not None:
+            state = generator.get_state()
+            after_phase(system, Progress(report, global_step, state, system.use_query))
     fit_residual_std(system, val)
     if writer is not None:
         writer.close()
-    report.seconds = time.perf_counter() - started
+    report.seconds += time.perf_counter() - started
     return system, report
 
 

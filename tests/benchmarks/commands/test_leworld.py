@@ -118,3 +118,32 @@ def test_pointer_chasing_trains_phase_1_with_the_request(tmp_path, capsys):
     command = ["leworld", "train", "--out", str(again), "--pointer-chasing", *TINY]
     assert main([*command, "--set", "phase1_request=false"]) == 0
     assert not LeWorldModel.load(again).system.use_query
+
+
+def test_train_checkpoints_every_phase_and_resumes(tmp_path, capsys, monkeypatch):
+    from assembly_gym.world_models.leworld import LeWorldModel, training
+
+    whole = tmp_path / "whole"
+    assert main(["leworld", "train", "--out", str(whole), *TINY]) == 0
+    real_phase = training.train_phase
+
+    def killed_in_phase_2(system, *, phase, **kwargs):
+        if phase == 2:
+            raise KeyboardInterrupt  # as if the process were stopped
+        return real_phase(system, phase=phase, **kwargs)
+
+    cut = tmp_path / "cut"
+    monkeypatch.setattr(training, "train_phase", killed_in_phase_2)
+    assert main(["leworld", "train", "--out", str(cut), *TINY]) == 130  # "interrupted"
+    monkeypatch.setattr(training, "train_phase", real_phase)
+    assert list(LeWorldModel.load(cut).phase_states) == ["phase 1"]  # saved after phase 1
+    capsys.readouterr()
+    assert main(["leworld", "train", "--out", str(cut), "--resume", "--quiet"]) == 0
+    assert "phases [1] done, [2] to run" in capsys.readouterr().out
+    ends = [LeWorldModel.load(folder).system.state_dict() for folder in (whole, cut)]
+    for name, value in ends[0].items():
+        assert torch.equal(ends[1][name], value), name
+    assert main(["leworld", "train", "--out", str(cut), "--resume"]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+    assert main(["leworld", "train", "--out", str(tmp_path / "none"), "--resume"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

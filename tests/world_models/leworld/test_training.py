@@ -174,3 +174,31 @@ def test_oracle_reads_follow_the_pointers_of_a_pointer_chasing_world(tiny_config
     assert data.test.regions.shape[1:] == (2, 3 + 4)
     _, report = train_leworld(world, tiny_config(), phases=(1,), seed=0, progress=False)
     assert np.isfinite(report.metrics["phase 1"].mse)
+
+
+def test_a_resumed_training_ends_where_an_uninterrupted_one_does(world, tiny_config, data):
+    config = tiny_config(phase1_epochs=2, phase2_epochs=2, phase3_epochs=1)
+    whole, _ = train_leworld(world, config, phases=(1, 2, 3), data=data, progress=False)
+    saved = []
+    train_leworld(
+        world,
+        config,
+        phases=(1,),
+        data=data,
+        progress=False,
+        after_phase=lambda system, progress: saved.append(progress),
+    )
+    (after_one,) = saved
+    assert [p.phase for p in after_one.report.phases] == [1] and after_one.global_step > 0
+    resumed, report = train_leworld(
+        world, config, phases=(1, 2, 3), data=data, progress=False, resume=after_one
+    )
+    assert [p.phase for p in report.phases] == [1, 2, 3]
+    assert list(report.metrics) == ["untrained", "phase 1", "phase 2", "phase 3"]
+    for name, value in whole.state_dict().items():
+        assert torch.equal(resumed.state_dict()[name], value), name
+    assert [p.phase for p in after_one.report.phases] == [1]  # the caller's stays as it was
+    train_leworld(world, config, phases=(3,), data=data, progress=False, after_phase=lambda
+                  system, progress: saved.append(progress), evaluate=False)  # fmt: skip
+    with pytest.raises(ValueError, match="cannot resume after phase 3"):
+        train_leworld(world, config, phases=(2, 3), data=data, progress=False, resume=saved[1])
