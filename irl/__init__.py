@@ -12,7 +12,9 @@ Example:
 from assembly_gym.irl.analysis import (
     cluster_rewards,
     dendrogram_figure,
+    effects_over_time_figure,
     plot_dendrogram,
+    plot_effects_over_time,
     plot_weights_heatmap,
     reward_correlations,
     reward_distances,
@@ -28,6 +30,14 @@ from assembly_gym.irl.deliberation import (
     identified_weights,
     planted_deliberation,
     recorded_demonstrations,
+)
+from assembly_gym.irl.explanation import (
+    Z95,
+    compare_weights,
+    country_decisions,
+    describe_feature,
+    feature_kind,
+    vote_effects,
 )
 from assembly_gym.irl.maxent import (
     ExpertStatistics,
@@ -54,6 +64,7 @@ from assembly_gym.irl.rollcall import fit_demonstrations, fit_reward_model
 __all__ = [
     "REFERENCE_ACTION",
     "UNRECORDED",
+    "Z95",
     "DeliberationProblem",
     "ExpertStatistics",
     "LinearFeatures",
@@ -65,6 +76,11 @@ __all__ = [
     "SoftPolicy",
     "TabularMDP",
     "cluster_rewards",
+    "compare_weights",
+    "country_decisions",
+    "describe_feature",
+    "effects_over_time_figure",
+    "feature_kind",
     "decision_problem",
     "fit_deliberation_rewards",
     "fit_demonstrations",
@@ -77,6 +93,7 @@ __all__ = [
     "planted_deliberation",
     "dendrogram_figure",
     "plot_dendrogram",
+    "plot_effects_over_time",
     "plot_weights_heatmap",
     "random_mdp",
     "recorded_demonstrations",
@@ -86,4 +103,5 @@ __all__ = [
     "sample_trajectories",
     "soft_value_iteration",
     "stack_mdps",
+    "vote_effects",
 ]

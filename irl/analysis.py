@@ -1,4 +1,4 @@
-"""Comparing countries' rewards: distances, hierarchical clustering, heatmap and dendrogram.
+"""Comparing countries' rewards: distances, clustering, heatmap, dendrogram, effects over time.
 
 Rewards are compared on their standardisable part: each country's weights (A, 1 + d)
 flattened, optionally restricted to some features, z-scored per weight across countries so
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
 from scipy.cluster.hierarchy import dendrogram, fcluster, leaves_list, linkage
 from scipy.spatial.distance import pdist, squareform
@@ -27,7 +28,9 @@ from assembly_gym.core.persist import atomic_write_bytes
 __all__ = [
     "cluster_rewards",
     "dendrogram_figure",
+    "effects_over_time_figure",
     "plot_dendrogram",
+    "plot_effects_over_time",
     "plot_weights_heatmap",
     "reward_correlations",
     "reward_distances",
@@ -139,3 +142,52 @@ def _save_png(figure: Figure, path: str | Path, dpi: int) -> Path:
     figure.savefig(buffer, format="png", dpi=dpi)
     atomic_write_bytes(path, buffer.getvalue())
     return Path(path)
+
+
+def effects_over_time_figure(
+    table: pd.DataFrame, country: str, features: Sequence[str], actions: Sequence[str]
+) -> Figure:
+    """How a country's feature effects moved across periods: one panel per action.
+
+    Args:
+        table: rows (period, feature) with columns ``period`` (label), ``feature``,
+            ``description`` and, per action, ``<a>``, ``<a>_low``, ``<a>_high`` (changes in
+            probability, fractions), e.g. stacked
+            :func:`~assembly_gym.irl.explanation.vote_effects`.
+        country: the country's name (for the title).
+        features: which features to draw, one line each.
+        actions: which actions, one panel each.
+    """
+    periods = list(dict.fromkeys(table["period"]))
+    figure = Figure(figsize=(5 * len(actions), 4.5))
+    axes = np.atleast_1d(figure.subplots(1, len(actions), sharey=True))
+    x = np.arange(len(periods))
+    for axis, action in zip(axes, actions, strict=True):
+        for feature in features:
+            rows = table[table["feature"] == feature].set_index("period").reindex(periods)
+            centre = 100 * rows[action].to_numpy(dtype=float)
+            error = 100 * (rows[f"{action}_high"] - rows[f"{action}_low"]).to_numpy(float) / 2
+            label = str(rows["description"].dropna().iloc[0])[:48]
+            axis.errorbar(x, centre, yerr=error, marker="o", capsize=3, label=label)
+        axis.axhline(0.0, color="grey", linewidth=0.8)
+        axis.set_xticks(x, periods, rotation=45, ha="right", fontsize=8)
+        axis.set_xlabel("period (sessions' years)")
+        axis.set_title(f"P({action})")
+    axes[0].set_ylabel("change in probability, points (95% CI)")
+    axes[-1].legend(fontsize=7, loc="best")
+    figure.suptitle(
+        f"{country}: effect of each feature (10th → 90th percentile) on its votes, by period"
+    )
+    figure.tight_layout()
+    return figure
+
+
+def plot_effects_over_time(
+    table: pd.DataFrame,
+    country: str,
+    features: Sequence[str],
+    actions: Sequence[str],
+    path: str | Path,
+) -> Path:
+    """:func:`effects_over_time_figure` written as a PNG, atomically."""
+    return _save_png(effects_over_time_figure(table, country, features, actions), path, dpi=120)

@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -152,8 +151,7 @@ class RewardModel:
         found = default_country_table().find(country) if isinstance(country, str) else None
         if found is not None and found.name in rows:
             return rows[found.name]
-        close = difflib.get_close_matches(str(country), self.countries, n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        hint = default_country_table().did_you_mean(str(country), self.countries)
         raise DataError(
             "reward model",
             f"unknown country {country!r}: the model knows {len(self.countries)} countries{hint}",

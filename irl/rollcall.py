@@ -129,7 +129,7 @@ def fit_reward_model(
             lists them under ``"separated"`` and says ``"converged": False``.
     """
     config = feature_config or FeatureConfig()
-    layout = feature_names(config)
+    layout = feature_names(config, history=data)
     reward_features = tuple(reward_features) if reward_features is not None else layout
     unknown = [n for n in reward_features if n not in layout]
     if unknown:

@@ -1,22 +1,39 @@
 """``assembly-gym play``: step through a session or a resolution as a country, in the terminal.
 
 Each step shows the env's rendering (the roll call or the stage, the context, the valid
-actions) and asks for an action; ``--expert`` plays what the country actually did instead.
-At the end a table lists, per step, your action beside the country's.
+actions), wrapped at word boundaries to the terminal's width with the issues named, and asks
+for an action: a letter (``y`` yes, ``n`` no, ``a`` abstain, ``c`` cosponsor, ``p`` pass, i.e.
+NO_ACTION), the action's number or its name, in any case; ``q`` or the end of input quits.
+``--expert`` plays what the country actually did instead. At the end a table lists, per step,
+your action beside the country's.
+
+Without ``--data`` the country is one of the synthetic assembly's; a real country's name
+("France") plays on the real UN votes when they are found (``$ASSEMBLY_GYM_DATA``, else
+``../shared/data``), and says how to get them when they are not.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import sys
+import textwrap
 from typing import Any, TextIO
 
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, SESSION
-from assembly_gym.core.errors import AssemblyGymError
-from assembly_gym.envs.legislative.data import Vote
+from assembly_gym.core.errors import AssemblyGymError, DataError
+from assembly_gym.core.paths import real_data_missing, unvotes_dir
+from assembly_gym.envs.legislative.countries import default_country_table
+from assembly_gym.envs.legislative.data import ISSUE_NAMES, Vote
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
+from assembly_gym.envs.legislative.sources import default_assembly
 from assembly_gym.envs.legislative.spaces import Action
+
+_LETTERS = {"YES": "y", "NO": "n", "ABSTAIN": "a", "COSPONSOR": "c", "NO_ACTION": "p"}
+"""The key of each action's name (of :class:`Vote` and :class:`Action`), typed at the prompt."""
+_ISSUE_LIST = re.compile(r"(?<=issues: )[a-z]{2}(?:, [a-z]{2})*")  # "issues: hr, co" in the text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,9 +42,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "play",
         help="play a country in the terminal",
         description="Step through a session (roll calls) or a resolution (deliberation) as a "
-        "country; at the end see what the country actually did.",
+        "country; at the end see what the country actually did. Type y (yes), n (no), "
+        "a (abstain), c (cosponsor), p (pass), the action's number or name; q quits.",
     )
-    parser.add_argument("--country", required=True, help="the country you play")
+    parser.add_argument(
+        "--country",
+        required=True,
+        help="the country you play: a synthetic one ('Country 001'), or a real one ('France') "
+        "to play on the real UN votes",
+    )
     parser.add_argument(
         "--env",
         choices=("rollcall", "deliberation"),
@@ -37,7 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--data",
         default=None,
-        help="real data (an unvotes folder); default: the synthetic assembly",
+        help="real data ('unvotes' or an unvotes folder); default: the synthetic assembly, "
+        "or the real votes when --country names a real country",
     )
     parser.add_argument("--session", type=SESSION, default=None, help="the session to play")
     parser.add_argument(
@@ -55,44 +79,128 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def _real_country(country: str) -> str | None:
+    """The real country's name when ``country`` names one and not a synthetic country.
+
+    Raises:
+        AssemblyGymError: a real country, but the real votes are not found (the error says
+            where they were looked for, how to point at them, and names synthetic countries).
+    """
+    synthetic = default_assembly().data
+    try:
+        synthetic.country_index(country)
+        return None
+    except DataError:
+        real = default_country_table().find(country)
+    if real is None:
+        return None  # neither: the env's error, with its "did you mean", says so
+    if unvotes_dir() is None:
+        few = ", ".join(map(repr, synthetic.country_names[:3]))
+        raise AssemblyGymError(
+            f"{real.name} is a real country, not a synthetic one ({few}, … "
+            f"{len(synthetic.country_names)} in all); "
+            f"{real_data_missing('unvotes', 'un_votes.csv.gz')}, "
+            "or pass --data with an unvotes folder (Voeten's UN votes, as in the R package unvotes)"
+        )
+    return real.name
+
+
 def _names(env: Any) -> dict[int, str]:
     members = Vote if isinstance(env, RollCallEnv) else Action
     return {member.value: member.name for member in members}
 
 
+def _key(text: str) -> str:
+    """Typed text as a key: upper case, without spaces, hyphens and underscores."""
+    return re.sub(r"[\s_-]+", "", text).upper()
+
+
+def _choice(text: str, valid: dict[int, str]) -> int | None:
+    """The valid action that ``text`` names (letter, number or name), else None."""
+    key = _key(text)
+    if key.isdigit():
+        return int(key) if int(key) in valid else None
+    for value, name in valid.items():
+        if key in (_LETTERS[name].upper(), _key(name)):
+            return value
+    return None
+
+
 def _ask(names: dict[int, str], mask, stdin: TextIO, stdout: TextIO) -> int | None:
-    """Read an action (number or name) among the valid ones; None on end of input or 'q'."""
+    """Read an action among the valid ones; None on end of input or 'q'."""
     valid = {i: n for i, n in names.items() if mask[i]}
+    choices = ", ".join(f"{_LETTERS[n]}/{i}={n}" for i, n in valid.items())
     while True:
-        stdout.write(f"your action [{', '.join(f'{i}={n}' for i, n in valid.items())}, q=quit]: ")
+        stdout.write(f"your action [{choices}; q=quit]: ")
         stdout.flush()
         line = stdin.readline()
-        if not line or line.strip().lower() in ("q", "quit"):
+        if not line or _key(line) in ("Q", "QUIT"):
             return None
-        text = line.strip().upper()
-        chosen = int(text) if text.isdigit() else {n: i for i, n in valid.items()}.get(text)
-        if chosen in valid:
+        chosen = _choice(line, valid)
+        if chosen is not None:
             return chosen
-        stdout.write(f"  not a valid action: {line.strip()!r}\n")
+        stdout.write(f"  not a valid action: {line.strip()!r}; type one of those in brackets\n")
+
+
+def screen(text: str, info: dict[str, Any], width: int) -> str:
+    """The env's text for a terminal: issues by name, the description whole, lines wrapped.
+
+    Args:
+        text: the env's ``render_text()``; lines indented by spaces.
+        info: the step's info; its ``description`` replaces a line that shows only its start.
+        width: columns; a line is wrapped at word boundaries, its continuation indented two
+            more spaces (a word longer than a line is kept whole).
+
+    Returns:
+        The text, no line longer than ``width`` but for single long words.
+    """
+    description = str(info.get("description", ""))
+    lines = []
+    for line in text.splitlines():
+        body = line.lstrip()
+        indent = line[: len(line) - len(body)]
+        if body and len(body) < len(description) and description.startswith(body):
+            body = description
+        body = _ISSUE_LIST.sub(
+            lambda found: ", ".join(ISSUE_NAMES.get(code, code) for code in found[0].split(", ")),
+            body,
+        )
+        lines.append(
+            textwrap.fill(
+                body,
+                width,
+                initial_indent=indent,
+                subsequent_indent=indent + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Play one episode; returns 0 (also when the player quits early)."""
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    real = _real_country(args.country) if args.data is None else None
     env_class = RollCallEnv if args.env == "rollcall" else DeliberationEnv
-    env = env_class(args.data, country=args.country, session=args.session, render_mode="ansi")
+    data = "unvotes" if real else args.data
+    env = env_class(data, country=args.country, session=args.session, render_mode="ansi")
+    if real:
+        stdout.write(f"{real} is in the real UN votes: playing on them (--data unvotes)\n")
+    width = max(shutil.get_terminal_size().columns - 1, 40)
     names = _names(env)
     _, info = env.reset(seed=args.seed)
+    country = info["country"]  # as the data spells it
     history: list[tuple[str, str, str]] = []
     terminated = False
     while not terminated and (args.steps is None or len(history) < args.steps):
-        stdout.write(env.render_text() + "\n")
+        stdout.write(screen(env.render_text(), info, width) + "\n")
         mask = info["action_mask"]
         if args.expert:
             action = env.recorded_action()
             if action is None:
                 raise AssemblyGymError(
-                    f"the record has no action of {args.country} here; play without --expert"
+                    f"the record has no action of {country} here; play without --expert"
                 )
             stdout.write(f"expert plays {names[action]}\n")
         else:
@@ -107,9 +215,9 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         history.append((f"{step_label} {stage}".strip(), names[action], recorded))
         stdout.write(f"  you: {names[action]} | actually: {recorded} | reward {reward:+.2f}\n\n")
     if terminated:
-        stdout.write(env.render_text() + "\n")
+        stdout.write(screen(env.render_text(), info, width) + "\n")
     matches = sum(you == actual for _, you, actual in history)
-    stdout.write(f"\nWhat {args.country} actually did ({matches}/{len(history)} matched):\n")
+    stdout.write(f"\nWhat {country} actually did ({matches}/{len(history)} matched):\n")
     for label, you, actual in history:
         stdout.write(f"  {label:<40} you {you:<10} actual {actual}\n")
     return 0

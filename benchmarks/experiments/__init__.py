@@ -45,7 +45,7 @@ from threadpoolctl import threadpool_limits
 from assembly_gym.benchmarks.cli import Parser
 from assembly_gym.benchmarks.commands.arguments import SEED, THREADS, output_file
 from assembly_gym.core.errors import AssemblyGymError
-from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.core.paths import real_data_missing, unvotes_dir
 from assembly_gym.core.persist import atomic_write_text
 
 __all__ = [
@@ -147,8 +147,9 @@ def real_votes(args: argparse.Namespace) -> Path:
     """
     folder = args.data if args.data is not None else unvotes_dir()
     if folder is None or not Path(folder).is_dir():
-        where = args.data or "$ASSEMBLY_GYM_DATA or ../shared/data"
-        raise AssemblyGymError(f"real votes not found ({where}): give --data DIR")
+        if args.data is not None:
+            raise AssemblyGymError(f"real votes not found at {args.data}: give --data DIR")
+        raise AssemblyGymError(real_data_missing("unvotes", "un_votes.csv.gz") + ", or --data DIR")
     return Path(folder)
 
 

@@ -36,7 +36,7 @@ from scipy import stats
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.core.errors import AssemblyGymError
-from assembly_gym.core.paths import unvotes_dir
+from assembly_gym.core.paths import real_data_missing, unvotes_dir
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.world_models.base import Transitions
 from assembly_gym.world_models.empirical import EmpiricalModel
@@ -222,4 +222,4 @@ def run(args: argparse.Namespace) -> None:
     if folder is not None:
         report(args.env, folder, args, real=True)
     elif not args.no_real:
-        print("\nreal votes not found (../shared/data or $ASSEMBLY_GYM_DATA): skipped")
+        print(f"\n{real_data_missing('unvotes', 'un_votes.csv.gz')}: skipped")

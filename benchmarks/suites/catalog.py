@@ -21,6 +21,7 @@ from assembly_gym.agents.baselines import (
     RandomAgent,
     SimilarVoteAgent,
 )
+from assembly_gym.benchmarks.commands.irl import DEFAULT_REAL_L2
 from assembly_gym.benchmarks.suites.base import (
     AgentSpec,
     Options,
@@ -28,8 +29,11 @@ from assembly_gym.benchmarks.suites.base import (
     per_country,
     single_threaded,
 )
+from assembly_gym.envs.legislative.observation import FeatureConfig
 
 __all__ = [
+    "REAL_FEATURES",
+    "REAL_L2",
     "baseline_specs",
     "bc_spec",
     "debate_spec",
@@ -38,6 +42,14 @@ __all__ = [
     "neural_irl_spec",
     "planted_spec",
 ]
+
+
+REAL_FEATURES = FeatureConfig(log_shares=True)
+"""The features of every forecast of real votes: the env's and every vote share on a log scale
+(what ``irl fit`` reads by default; the ``unvotes`` suite and ``experiment irl_forecast``)."""
+REAL_L2 = DEFAULT_REAL_L2
+"""Linear MaxEnt IRL's λ on real votes, chosen on validation sessions (fit ≤ 55, scored 56–60)
+by ``assembly-gym experiment irl_forecast``; ``irl fit --data`` uses it too."""
 
 
 def baseline_specs(
@@ -71,14 +83,17 @@ def baseline_specs(
     ]
 
 
-def irl_spec(task: Task) -> AgentSpec:
-    """Linear MaxEnt IRL, every country in one batched fit with shrinkage to the global mean."""
+def irl_spec(task: Task, *, l2: float = 10.0) -> AgentSpec:
+    """Linear MaxEnt IRL, every country in one batched fit with shrinkage to the global mean.
+
+    ``l2`` is the prior precision on standardised weights (:data:`REAL_L2` on real votes).
+    """
 
     def fit(task: Task, countries: Sequence[str]):
         from assembly_gym.agents.irl_agent import MaxEntIRLAgent
 
         return MaxEntIRLAgent.fit_countries(
-            {c: task.train[c] for c in countries}, layout=task.layout
+            {c: task.train[c] for c in countries}, layout=task.layout, l2=l2
         )
 
     return AgentSpec("maxent-irl (linear)", fit, chunk=None)

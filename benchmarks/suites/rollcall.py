@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from assembly_gym.benchmarks.splits import TemporalSplit, eligible_countries
 from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
 from assembly_gym.benchmarks.suites.catalog import (
+    REAL_FEATURES,
+    REAL_L2,
     baseline_specs,
     bc_spec,
     debate_spec,
@@ -52,11 +54,12 @@ ACTIONS = tuple(v.name.lower() for v in Vote)
 
 def rollcall_task(
     name: str, data: RollCallData, options: Options, *, last_train_session: int | None,
-    truth: Truth | None = None,
+    truth: Truth | None = None, feature_config: FeatureConfig | None = None,
 ) -> Task:  # fmt: skip
     """The task of a roll-call suite: per-country demonstrations of a temporal split."""
     split = TemporalSplit.of(data, options.last_train_session or last_train_session)
-    return split_task(name, split, options, countries=options.countries, truth=truth)
+    return split_task(name, split, options, countries=options.countries, truth=truth,
+                      feature_config=feature_config)  # fmt: skip
 
 
 def split_task(
@@ -79,8 +82,9 @@ def split_task(
     for country in countries:
         voted = split.test.votes[split.test.country_index(country)] >= 0
         groups[country] = rcid[voted]  # demonstrations list the votes in this same order
+    layout = ObservationLayout(feature_names(config, history=split.train))
     return Task(
-        name, "assembly/RollCall-v0", ObservationLayout(feature_names(config)), ACTIONS,
+        name, "assembly/RollCall-v0", layout, ACTIONS,
         group_by_country(train), group_by_country(test), groups, split.describe(),
         split.train.source, options.seed, truth, {"train_data": split.train},
     )  # fmt: skip
@@ -120,14 +124,15 @@ def _unvotes_task(options: Options) -> Task:
     data = roll_call_data(options.data or "unvotes")
     # The standard split (train up to session 60) when the data reaches past it.
     default = 60 if data.sessions.max() > 60 else None
-    return rollcall_task("unvotes", data, options, last_train_session=default)
+    return rollcall_task("unvotes", data, options, last_train_session=default,
+                         feature_config=REAL_FEATURES)  # fmt: skip
 
 
 def _unvotes_agents(task: Task, options: Options) -> list[AgentSpec]:
     # imitation's BC costs about a second per country: a fixed subset keeps the suite short.
     return [
         *baseline_specs(task),
-        irl_spec(task),
+        irl_spec(task, l2=REAL_L2),
         neural_irl_spec(task, options),
         debate_spec(task),
         bc_spec(task, max_countries=40),

@@ -3,8 +3,11 @@
 The canonical name of a country is its name in the Voeten/``unvotes`` roll-call data
 ("United States", "Côte d’Ivoire"); UN documents use official names ("United States of
 America", "Türkiye", "Netherlands (Kingdom of the)") and the UN Digital Library uses
-ISO-3 codes. :meth:`CountryTable.match` maps any of them to the canonical name and reports
-what it could not match, so nothing is dropped silently.
+ISO-3 codes. Historical names resolve to the record the roll-call data uses: "Soviet Union"
+and "Burma" to the renamed states' records, "East Germany" and "Czechoslovakia" to their own.
+:meth:`CountryTable.match` maps any of them to the canonical name and reports what it could
+not match, so nothing is dropped silently; unknown names get "did you mean" hints that count
+aliases (:meth:`CountryTable.did_you_mean`).
 
 Example:
     >>> table = default_country_table()
@@ -77,12 +80,14 @@ class CountryTable:
 
     def __init__(self, countries: Iterable[tuple[Country, Iterable[str]]]) -> None:
         self._by_name: dict[str, Country] = {}
+        self._spellings: dict[str, tuple[str, ...]] = {}  # canonical name -> name and aliases
         self._lookup: dict[str, Country] = {}
         for country, aliases in countries:
             if country.name in self._by_name:
                 raise DataError("country table", f"duplicate country {country.name!r}")
             self._by_name[country.name] = country
-            keys = [name_key(alias) for alias in (country.name, *aliases)]
+            self._spellings[country.name] = (country.name, *aliases)
+            keys = [name_key(alias) for alias in self._spellings[country.name]]
             keys += [code.casefold() for code in (country.iso2, country.iso3) if code]
             for key in filter(None, keys):  # a name of only non-Latin letters has no key
                 other = self._lookup.setdefault(key, country)
@@ -139,15 +144,41 @@ class CountryTable:
         """Like :meth:`find` but raises :class:`DataError` with close matches when unknown."""
         country = self.find(name_or_code)
         if country is None:
-            close = difflib.get_close_matches(
-                name_key(str(name_or_code)), list(self._lookup), n=6, cutoff=0.6
-            )
-            names = list(dict.fromkeys(self._lookup[key].name for key in close))[:3]
-            hint = f"; did you mean {', '.join(map(repr, names))}?" if names else ""
+            hint = self.did_you_mean(str(name_or_code))
             raise DataError(
                 "country table", f"unknown country {name_or_code!r}{hint}", field="country"
             )
         return country
+
+    def did_you_mean(self, name: str, among: Iterable[str] | None = None) -> str:
+        """A hint naming up to three countries whose name or alias is close to ``name``.
+
+        Aliases and historical names count, shown with the record they stand for: "Sovjet
+        Union" gives ``"; did you mean 'Soviet Union' (Russia)?"``.
+
+        Args:
+            name: a name that matched nothing.
+            among: the names to suggest (say, the countries of one data set); a name the
+                table knows brings its aliases, one it does not is offered as written.
+                None: every country of the table.
+
+        Returns:
+            ``"; did you mean ...?"``, or "" when nothing is close.
+        """
+        candidates: dict[str, tuple[str, str]] = {}  # key -> (spelling, name to suggest)
+        for record in self.names if among is None else among:
+            country = self.find(record)
+            for spelling in self._spellings[country.name] if country else (record,):
+                candidates.setdefault(name_key(spelling), (spelling, record))
+        candidates.pop("", None)
+        close = difflib.get_close_matches(name_key(name), list(candidates), n=12, cutoff=0.6)
+        shown: dict[str, str] = {}  # one suggestion per record, the closest spelling
+        for key in close:
+            spelling, record = candidates[key]
+            same = key == name_key(record)
+            shown.setdefault(record, repr(record) if same else f"{spelling!r} ({record})")
+        suggestions = list(shown.values())[:3]
+        return f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
 
     def canonical(self, name_or_code: str) -> str:
         """The canonical name of a country; raises :class:`DataError` when unknown."""

@@ -11,7 +11,14 @@ important             US State Department "important vote" (0 when not coded)
 amend, para           vote on an amendment / on a paragraph (0 when not coded)
 year                  (year − 1945) / 100, clipped to [0, 1]
 progress              position of the roll call within its session, 0 … 1
-text_00 … text_NN     hashed bag of words of the short and long description (L2-normalised)
+text_00 … text_NN     (``FeatureConfig(text="hashed")``, the default) hashed bag of words of
+                      the short and long description (L2-normalised); unreadable buckets
+topic: w1 · w2 · w3   (``FeatureConfig(text="topics")``, instead of ``text_*``) the roll
+                      call's weight on each of ``text_dims`` topics, each named by its three
+                      top words (L2-normalised over the topics). The topics are an NMF of
+                      the TF-IDF word counts of the *history's* roll-call texts only (see
+                      :class:`TextTopics`); a name shared by two topics gets " (2)", a topic
+                      with no word is "topic: (none)"
 similar_yes/no/abst.  the country's votes on the most similar earlier roll calls (text
                       cosine similarity), weighted by similarity ** sharpness
 similar_coverage      share of that weight on roll calls where the country voted
@@ -23,11 +30,27 @@ log_<share>           (only with ``FeatureConfig(log_shares=True)``) each vote s
                       the similar/consensus/past/issue rows on a log scale,
                       ln((p + 0.01) / 0.01) / ln(101): 0 at p = 0, 1 at p = 1, so that a
                       linear logit can weigh shares multiplicatively (p^β)
+agree_<reference>     (only with ``FeatureConfig(relations=True)``) how often the country
+                      voted as the reference did on the similar earlier roll calls where
+                      both voted (same neighbours and weights as similar_*); without such a
+                      neighbour, its agreement with the reference over all earlier roll
+                      calls, shrunk toward all countries' agreement with it (½ when
+                      nothing is known). References (``FeatureConfig.references``):
+                      agree_united_states, agree_russia (the USSR's seat until 1991),
+                      agree_china (the PRC, from session 26), agree_india (a Non-Aligned
+                      leader)
+agree_majority        (with ``relations=True``) the same with the plurality vote of all
+                      countries as the reference: how often the country sided with the
+                      assembly's majority on similar items
 ====================  =====================================================================
 
 "Earlier" means *strictly earlier sessions* of a history of votes. Inside one data set the
 history is the data itself; for a forecast it is the training data, so a held-out session
-is described exactly as it would be before any of its votes were cast.
+is described exactly as it would be before any of its votes were cast. Topics read texts,
+never votes: they are fitted once on the history's texts (a history's own roll calls are
+described with topics their texts helped shape), and roll calls later than the history
+never shape them, so their names depend on the history: read them from
+:attr:`RollCallFeatures.names` (or :func:`feature_names` with ``history=``).
 
 The reward feature maps φ(s, a) over these observations are in
 :mod:`assembly_gym.envs.legislative.phi`.
@@ -35,13 +58,24 @@ The reward feature maps φ(s, a) over these observations are in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+from scipy.linalg import cholesky, solve_triangular
+from scipy.optimize import nnls
+from sklearn.decomposition import NMF
+from sklearn.feature_extraction.text import (
+    ENGLISH_STOP_WORDS,
+    CountVectorizer,
+    HashingVectorizer,
+    TfidfVectorizer,
+)
 from sklearn.preprocessing import normalize
 
 from assembly_gym.core.errors import DataError
@@ -53,10 +87,14 @@ __all__ = [
     "FeatureConfig",
     "HISTORY_NAMES",
     "LOG_SHARE_NAMES",
+    "REFERENCES",
     "RollCallFeatures",
+    "TextTopics",
     "content_features",
     "content_names",
     "feature_names",
+    "fit_topics",
+    "relation_names",
     "roll_call_text",
 ]
 
@@ -76,6 +114,20 @@ _SHARE_COLUMNS = [HISTORY_NAMES.index(name) for name in _SHARE_NAMES]
 _LOG_FLOOR = 0.01  # log_p = ln((p + floor) / floor) / ln((1 + floor) / floor)
 _N_ISSUE_KEYS = len(ISSUE_CODES) + 1  # the six issues and "no issue code"
 _UNIFORM = np.full(len(Vote), 1.0 / len(Vote))  # shares before any vote is counted
+REFERENCES = ("United States", "Russia", "China", "India")  # agree_* reference countries
+_TOPIC_WORDS = 3  # words in a topic's name
+# Procedural words of the roll-call descriptions, which name no subject.
+_PROCEDURE_WORDS = frozenset(
+    "add adopt adopted adopting agenda amend amended amendment amendments assembly comm comte "
+    "draft general item nations op operative para paragraph paragraphs pream preambular "
+    "president recorded report req requested res resol resolution resolutions rev said "
+    "section separate shall syg text united vote votes voting".split()
+)
+
+
+def _slug(name: str) -> str:
+    """``"United States"`` → ``"united_states"``."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 @dataclass(frozen=True)
@@ -95,6 +147,12 @@ class FeatureConfig:
         prior_strength: pseudo-votes pulling sparse vote shares toward the broader share.
         log_shares: also give every vote share on a log scale (``log_*`` names), which a
             linear logit over the features (MaxEnt IRL, logistic regression) can use.
+        text: how the text is described: "hashed" (``text_dims`` hashed word buckets) or
+            "topics" (``text_dims`` NMF topics of the history's texts, named by their words).
+        relations: also give the country's agreement with each reference and with the
+            majority on similar earlier roll calls (``agree_*`` names).
+        references: the reference countries of the ``agree_*`` features (names as in the
+            data; one absent from the history gives the all-countries fallback).
     """
 
     text_dims: int = 32
@@ -104,8 +162,19 @@ class FeatureConfig:
     candidates: int = 50
     prior_strength: float = 2.0
     log_shares: bool = False
+    text: Literal["hashed", "topics"] = "hashed"
+    relations: bool = False
+    references: tuple[str, ...] = REFERENCES
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "references", tuple(self.references))  # a list from JSON
+        if self.text not in ("hashed", "topics"):
+            raise ValueError(f"text must be 'hashed' or 'topics', got {self.text!r}")
+        slugs = [_slug(name) for name in self.references]
+        if not all(slugs) or len({*slugs, "majority"}) != len(slugs) + 1:
+            raise ValueError(
+                f"references must have distinct names other than 'majority', got {self.references}"
+            )
         if self.text_dims < 1 or self.neighbours < 1:
             raise ValueError(
                 f"text_dims and neighbours must be ≥ 1, got {self.text_dims}, {self.neighbours}"
@@ -120,15 +189,46 @@ class FeatureConfig:
             raise ValueError(f"half_life must be > 0 or None, got {self.half_life}")
 
 
-def content_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
-    """Names of the country-independent (content) dimensions, in order."""
-    return (*_BASE_CONTENT, *(f"text_{i:02d}" for i in range(config.text_dims)))
+def content_names(
+    config: FeatureConfig = FeatureConfig(), history: RollCallData | None = None
+) -> tuple[str, ...]:
+    """Names of the country-independent (content) dimensions, in order.
+
+    Args:
+        config: feature settings.
+        history: the votes the features are described by; needed for ``text="topics"``,
+            whose names are the words of the topics fitted on its texts.
+
+    Raises:
+        ValueError: ``text="topics"`` without a history.
+    """
+    if config.text == "hashed":
+        return (*_BASE_CONTENT, *(f"text_{i:02d}" for i in range(config.text_dims)))
+    if history is None:
+        raise ValueError(
+            "topic names are the words of the topics fitted on a history: pass history= "
+            "or read RollCallFeatures(...).names"
+        )
+    return (*_BASE_CONTENT, *fit_topics(history.roll_calls, config.text_dims).names)
 
 
-def feature_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
-    """Names of all observation dimensions (content, then history), in order."""
+def relation_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
+    """Names of the ``agree_*`` dimensions (empty unless ``config.relations``), in order."""
+    if not config.relations:
+        return ()
+    return (*(f"agree_{_slug(name)}" for name in config.references), "agree_majority")
+
+
+def feature_names(
+    config: FeatureConfig = FeatureConfig(), history: RollCallData | None = None
+) -> tuple[str, ...]:
+    """Names of all observation dimensions (content, history, log shares, relations), in order.
+
+    Raises:
+        ValueError: ``text="topics"`` without a history (see :func:`content_names`).
+    """
     extra = LOG_SHARE_NAMES if config.log_shares else ()
-    return (*content_names(config), *HISTORY_NAMES, *extra)
+    return (*content_names(config, history), *HISTORY_NAMES, *extra, *relation_names(config))
 
 
 CONTENT_NAMES = content_names()
@@ -144,6 +244,87 @@ def _sublinear(counts: sparse.csr_matrix) -> sparse.csr_matrix:
 def roll_call_text(roll_calls: pd.DataFrame) -> list[str]:
     """The text that describes each roll call: short title and description."""
     return (roll_calls["short"].fillna("") + " . " + roll_calls["descr"].fillna("")).tolist()
+
+
+class TextTopics:
+    """Topics of roll-call texts: an NMF of TF-IDF word counts, each topic named by its words.
+
+    Fit with :func:`fit_topics`. Words are lower-case runs of two or more letters that are
+    neither English stop words nor procedural words ("adopt", "draft", "paragraph", …) and
+    appear in at least two texts; term counts are sublinear (1 + log count). The NMF starts
+    from NNDSVDA with seed 0, so the same texts give the same topics.
+
+    Attributes:
+        names: ``"topic: w1 · w2 · w3"`` per topic (k), unique.
+        words: the ten top words of each topic, by weight (k tuples; empty: a void topic).
+    """
+
+    def __init__(
+        self,
+        vectorizer: TfidfVectorizer | None,
+        components: np.ndarray,
+        words: tuple[tuple[str, ...], ...],
+    ) -> None:
+        self._vectorizer = vectorizer
+        self._components = components  # (k, vocabulary), non-negative
+        self.words = words
+        names: list[str] = []
+        for top in words:
+            name = "topic: " + (" · ".join(top[:_TOPIC_WORDS]) if top else "(none)")
+            copies = sum(1 for n in names if n == name or n.startswith(name + " ("))
+            names.append(f"{name} ({copies + 1})" if copies else name)
+        self.names = tuple(names)
+
+    def transform(self, roll_calls: pd.DataFrame) -> np.ndarray:
+        """Topic weights of roll calls, shape (R, k), float64 in [0, 1], rows L2-normalised.
+
+        Each roll call's weights are the non-negative least squares fit of its TF-IDF
+        vector by the topics, solved row by row: a roll call's weights do not depend on
+        which other roll calls are described with it. A text with no known word is all 0.
+        """
+        k = len(self.names)
+        if self._vectorizer is None:
+            return np.zeros((len(roll_calls), k))
+        counts = self._vectorizer.transform(roll_call_text(roll_calls))
+        gram = self._components @ self._components.T  # (k, k)
+        # min ||x − w H||² = min ||Lᵀ w − L⁻¹ H x||² with L Lᵀ = H Hᵀ (+ a ridge for void topics)
+        lower = cholesky(gram + 1e-10 * max(np.trace(gram), 1.0) * np.eye(k), lower=True)
+        targets = solve_triangular(lower, (counts @ self._components.T).T, lower=True).T
+        weights = np.stack([nnls(lower.T, target)[0] for target in targets]) if k else targets
+        return normalize(weights.reshape(len(roll_calls), k))
+
+
+def fit_topics(roll_calls: pd.DataFrame, n_topics: int) -> TextTopics:
+    """:class:`TextTopics` fitted on the texts of ``roll_calls`` (cached for the same texts).
+
+    Args:
+        roll_calls: the roll calls whose texts shape the topics (a history's).
+        n_topics: how many topics (k); topics beyond what the texts support are void.
+    """
+    return _fitted_topics(tuple(roll_call_text(roll_calls)), n_topics)
+
+
+@lru_cache(maxsize=4)
+def _fitted_topics(texts: tuple[str, ...], n_topics: int) -> TextTopics:
+    """:func:`fit_topics` on the texts themselves (hashable, for the cache)."""
+    vectorizer = TfidfVectorizer(
+        stop_words=sorted(ENGLISH_STOP_WORDS | _PROCEDURE_WORDS), min_df=2,
+        sublinear_tf=True, token_pattern=r"(?u)\b[^\W\d_]{2,}\b",
+    )  # fmt: skip
+    try:
+        counts = vectorizer.fit_transform(texts)
+    except ValueError:  # no word appears twice
+        return TextTopics(None, np.zeros((n_topics, 0)), ((),) * n_topics)
+    fitted = min(n_topics, *counts.shape)
+    nmf = NMF(fitted, init="nndsvda", random_state=0, max_iter=500)
+    components = np.zeros((n_topics, counts.shape[1]))
+    components[:fitted] = nmf.fit(counts).components_
+    vocabulary = vectorizer.get_feature_names_out()
+    words = tuple(
+        tuple(vocabulary[j] for j in np.argsort(-row, kind="stable")[:10] if row[j] > 0)
+        for row in components
+    )
+    return TextTopics(vectorizer, components, words)
 
 
 class RollCallFeatures:
@@ -171,10 +352,10 @@ class RollCallFeatures:
     ) -> None:
         self.config = config
         self.history = history
-        self.names = feature_names(config)
-        self.n_content = len(content_names(config))
+        self.names = feature_names(config, history)
+        self.n_content = len(content_names(config, history))
         self.sessions = roll_calls["session"].to_numpy(dtype=np.int64)
-        self.content = content_features(roll_calls, config)
+        self.content = content_features(roll_calls, config, history)
         self._issue_keys = _issue_keys(roll_calls)
         self._neighbours, self._weights, self._top = self._find_neighbours(roll_calls)
         self._before = np.searchsorted(history.sessions, self.sessions, side="left")
@@ -186,6 +367,12 @@ class RollCallFeatures:
         # All countries' shares over strictly earlier sessions (not the whole history, which
         # would leak the target's own and later sessions into its features).
         self._prior = smoothed(self._counts_before(history.votes), _UNIFORM, 1.0)
+        if config.relations:
+            self._references = self._reference_votes()
+            agreed, both = self._agreement(history.votes)
+            self._agreement_prior = (agreed + config.prior_strength * 0.5) / (
+                both + config.prior_strength
+            )  # all countries' agreement with each reference, shrunk toward ½, (R, n_ref)
 
     @property
     def n_roll_calls(self) -> int:
@@ -315,7 +502,68 @@ class RollCallFeatures:
             shares = block[:, _SHARE_COLUMNS]
             logs = np.log1p(shares / _LOG_FLOOR) / np.log1p(1.0 / _LOG_FLOOR)
             block = np.column_stack([block, logs.clip(0.0, 1.0)])
+        if self.config.relations:
+            block = np.column_stack([block, self._relations(votes).clip(0.0, 1.0)])
         return block
+
+    def _reference_votes(self) -> np.ndarray:
+        """Votes of each reference, then the plurality vote, on the history, (n_ref + 1, R_h).
+
+        A reference absent from the history, and a roll call nobody voted on, are ABSENT.
+        """
+        votes = self.history.votes
+        rows = []
+        for name in self.config.references:
+            try:
+                rows.append(votes[self.history.country_index(name)])
+            except DataError:
+                rows.append(np.full(votes.shape[1], ABSENT, dtype=votes.dtype))
+        counts = np.stack([(votes == v).sum(axis=0) for v in Vote])  # (3, R_h)
+        plurality = np.where(counts.sum(axis=0) > 0, counts.argmax(axis=0), ABSENT)
+        return np.stack([*rows, plurality.astype(votes.dtype)])
+
+    def _agreement(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Agreements with each reference and votes cast by both, over strictly earlier sessions.
+
+        Args:
+            votes: history votes, shape (n, R_history): one country's row or all of them.
+
+        Returns:
+            Summed agreements and summed joint votes, each shape (R, n_ref + 1).
+        """
+        cast = (votes != ABSENT)[None] & (self._references != ABSENT)[:, None]  # (n_ref, n, R_h)
+        agreed = cast & (votes[None] == self._references[:, None])
+        return self._sum_before(agreed.sum(axis=1)), self._sum_before(cast.sum(axis=1))
+
+    def _relations(self, votes: np.ndarray) -> np.ndarray:
+        """The ``agree_*`` block of one country, shape (R, n_ref + 1).
+
+        Similarity-weighted agreement on the neighbours both voted on; without one, the
+        country's agreement over all earlier sessions shrunk toward all countries'.
+        """
+        agreed, both = self._agreement(votes[None])
+        overall = (agreed + self.config.prior_strength * self._agreement_prior) / (
+            both + self.config.prior_strength
+        )
+        mine = votes[self._neighbours]  # (R, k)
+        theirs = self._references[:, self._neighbours]  # (n_ref, R, k)
+        weight = np.where((mine != ABSENT) & (theirs != ABSENT), self._weights, 0.0)
+        covered = weight.sum(axis=2).T  # (R, n_ref)
+        similar = (weight * (mine == theirs)).sum(axis=2).T
+        return np.where(covered > 0, similar / np.maximum(covered, 1e-300), overall)
+
+    def _sum_before(self, values: np.ndarray) -> np.ndarray:
+        """Per-roll-call values of the history summed over sessions before each target.
+
+        Args:
+            values: shape (m, R_history).
+
+        Returns:
+            Shape (R, m).
+        """
+        per_session = np.zeros((len(self.history.sessions) + 1, values.shape[0]))
+        np.add.at(per_session, self._history_sessions + 1, values.T.astype(float))
+        return np.cumsum(per_session, axis=0)[self._before]
 
     def _counts_before(self, votes: np.ndarray) -> np.ndarray:
         """Votes cast in sessions strictly before each target, summed over rows, (R, 3).
@@ -344,18 +592,35 @@ class RollCallFeatures:
 
 
 def content_features(
-    roll_calls: pd.DataFrame, config: FeatureConfig = FeatureConfig()
+    roll_calls: pd.DataFrame,
+    config: FeatureConfig = FeatureConfig(),
+    history: RollCallData | None = None,
 ) -> np.ndarray:
-    """Country-independent block of the observations, shape (R, n_content), float64 in [0, 1]."""
+    """Country-independent block of the observations, shape (R, n_content), float64 in [0, 1].
+
+    Args:
+        roll_calls: the roll calls to describe.
+        config: feature settings.
+        history: whose texts the topics are fitted on; needed for ``text="topics"``.
+
+    Raises:
+        ValueError: ``text="topics"`` without a history.
+    """
     issues = roll_calls[[f"issue_{c}" for c in ISSUE_CODES]].to_numpy(dtype=float)
     flags = roll_calls[["important", "amend", "para"]].to_numpy(dtype=float)
     flags = np.nan_to_num(flags, nan=0.0)
     year = pd.to_datetime(roll_calls["date"]).dt.year.to_numpy(dtype=float)
     year = np.clip((year - 1945.0) / 100.0, 0.0, 1.0)
     progress = _session_progress(roll_calls["session"].to_numpy())
-    hasher = HashingVectorizer(n_features=config.text_dims, alternate_sign=False, norm="l2",
-                               stop_words="english")  # fmt: skip
-    text = hasher.transform(roll_call_text(roll_calls)).toarray()
+    if config.text == "topics":
+        if history is None:
+            raise ValueError("text='topics' describes roll calls by a history's topics: "
+                             "pass history=")  # fmt: skip
+        text = fit_topics(history.roll_calls, config.text_dims).transform(roll_calls)
+    else:
+        hasher = HashingVectorizer(n_features=config.text_dims, alternate_sign=False,
+                                   norm="l2", stop_words="english")  # fmt: skip
+        text = hasher.transform(roll_call_text(roll_calls)).toarray()
     return np.column_stack([issues, flags, year, progress, text])
 
 

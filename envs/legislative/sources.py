@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Union
 
 from assembly_gym.core.errors import DataError
-from assembly_gym.core.paths import DATA_ENV_VAR, unvotes_dir
+from assembly_gym.core.paths import real_data_missing, unvotes_dir
 from assembly_gym.envs.legislative.data import RollCallData, load_roll_calls_cached
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,
@@ -47,9 +47,7 @@ def roll_call_data(spec: DataSpec = None) -> RollCallData:
     if isinstance(spec, str) and spec == "unvotes":
         folder = unvotes_dir()
         if folder is None:
-            raise DataError(
-                "unvotes", f"real data not found: set ${DATA_ENV_VAR} or place ../shared/data"
-            )
+            raise DataError("unvotes", real_data_missing("unvotes", "un_votes.csv.gz"))
         spec = folder
     if isinstance(spec, (str, Path)):
         path = Path(spec).expanduser().resolve()

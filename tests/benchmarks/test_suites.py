@@ -13,6 +13,8 @@ from assembly_gym.benchmarks.commands.bench import _restricted
 from assembly_gym.benchmarks.executor import LocalExecutor
 from assembly_gym.benchmarks.suites import SUITES, Options, run_suite
 from assembly_gym.benchmarks.suites.base import AgentSpec, build_task
+from assembly_gym.benchmarks.suites.catalog import REAL_FEATURES, REAL_L2
+from assembly_gym.envs.legislative.observation import feature_names
 
 QUICK = Options(quick=True, n_bootstrap=50)
 CHEAP = ("majority", "last-similar-vote", "maxent-irl (linear)")
@@ -77,6 +79,18 @@ def test_unvotes_suite_on_a_small_folder(unvotes_folder):
     assert result.source == str(unvotes_folder) and len(result.countries) == 5
     assert "true_reward" not in result.table  # no planted truth in real data
     assert set(result.table["agent"]) == set(CHEAP)
+
+
+def test_real_votes_get_the_validated_maxent_configuration(unvotes_folder):
+    """``unvotes`` runs linear MaxEnt IRL as ``irl fit --data`` does; ``synthetic`` keeps λ = 10."""
+    for name, options, features, l2 in (
+        ("unvotes", Options(data=str(unvotes_folder)), REAL_FEATURES, REAL_L2),
+        ("synthetic", QUICK, None, 10.0),
+    ):
+        task = build_task(SUITES[name], options)
+        assert task.layout.names == feature_names(*([features] if features else []))
+        (spec,) = _restricted(SUITES[name], ("maxent-irl (linear)",)).agents(task, options)
+        assert spec.fit(task, task.countries[:2])[task.countries[0]].l2 == l2
 
 
 def test_same_seed_same_numbers_other_seed_other_intervals():

@@ -8,7 +8,6 @@ the matrix and names the record of the first vote that does not fit.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -170,10 +169,7 @@ class RollCallData:
         country = default_country_table().find(name)
         if country is not None and country.name in self._index:
             return self._index[country.name]
-        hint = ""
-        close = difflib.get_close_matches(name, self.country_names, n=3, cutoff=0.6)
-        if close:
-            hint = f"; did you mean {', '.join(map(repr, close))}?"
+        hint = default_country_table().did_you_mean(name, self.country_names)
         raise DataError(self.source, f"unknown country {name!r}{hint}", field="country")
 
     def select_sessions(self, first: int | None = None, last: int | None = None) -> RollCallData:

@@ -264,9 +264,9 @@ def test_experiment_settings_checked_together_stop_before_any_work(tmp_path, cap
     cases = {
         ("irl_forecast", "--last-fit-session", "60"): "leaves no validation sessions",
         ("irl_recovery", "--countries", "3", "--blocs", "4"): "--blocs 4 is more than --countries",
-        ("irl_scale", "--data", missing): f"real votes not found ({missing})",
+        ("irl_scale", "--data", missing): f"real votes not found at {missing}",
         ("worldmodel_eval", "--env", "RollCall-v0", "--sessions", "3"): "needs --sessions ≥ 4",
-        ("worldmodel_eval", "--data", missing): f"real votes not found ({missing})",
+        ("worldmodel_eval", "--data", missing): f"real votes not found at {missing}",
     }
     for argv, message in cases.items():
         line = _refused(["experiment", *argv], capsys)

@@ -42,7 +42,7 @@ def test_fit_writes_a_loadable_model(fitted: Path, capsys) -> None:
 
 
 def test_explain_prints_one_country_or_the_summary(fitted: Path, tmp_path: Path, capsys) -> None:
-    assert main(["irl", "explain", str(fitted), "--country", "Country 002"]) == 0
+    assert main(["irl", "explain", str(fitted), "--country", "Country 002", "--weights"]) == 0
     text = capsys.readouterr().out
     assert "Reward weights of Country 002" in text and "issue_hr" in text and "yes_se" in text
     assert main(["irl", "explain", str(fitted), "--plots", str(tmp_path)]) == 0
@@ -111,3 +111,74 @@ def test_fit_on_the_synthetic_default(tmp_path: Path, capsys) -> None:
     countries = ["--country", "Country 001", "Country 002"]
     assert _fit(tmp_path, "--synthetic", *countries, "--no-standard-errors", "--quiet") == 0
     assert RewardModel.load(tmp_path).countries == ("Country 001", "Country 002")
+
+
+def test_explain_leads_with_effects_in_words(fitted: Path, tmp_path: Path, capsys) -> None:
+    csv = tmp_path / "effects.csv"
+    code = main(["irl", "explain", str(fitted), "--country", "Country 002", "--top", "2",
+                 "--csv", str(csv)])  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0 and "What moves Country 002's votes" in text and "95% CI" in text
+    assert "What it wants" in text and "Habit: its own earlier votes" in text
+    ranks = [line[:3] for line in text.splitlines()]
+    assert " 2 " in ranks and " 3 " not in ranks  # --top 2 rows per section
+    table = pd.read_csv(csv, index_col="feature")
+    assert {"yes", "yes_low", "yes_high", "kind", "description"} <= set(table.columns)
+    assert "bias" not in table.index and len(table) == len(RewardModel.load(fitted).obs_names)
+
+
+def test_weights_table_prints_standard_errors_unsigned(fitted: Path, capsys) -> None:
+    assert main(["irl", "explain", str(fitted), "--country", "Country 002", "--weights"]) == 0
+    text = capsys.readouterr().out
+    assert "Reward weights of Country 002" in text and "yes_se" in text
+    row = next(line for line in text.splitlines() if line.startswith("issue_hr"))
+    assert row.split()[2][0] != "+"  # yes, yes_se, …: the standard error has no sign
+
+
+def test_compare_two_countries(fitted: Path, tmp_path: Path, capsys) -> None:
+    csv = tmp_path / "compare.csv"
+    code = main(["irl", "compare", str(fitted), "Country 001", "Country 002", "--top", "3",
+                 "--csv", str(csv)])  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0 and "Where they differ most" in text and "Where they agree" in text
+    assert {"yes_Country 001", "yes_Country 002", "z"} <= set(pd.read_csv(csv).columns)
+    assert main(["irl", "compare", str(fitted), "Country 001", "Country 001"]) == 2
+    assert "name two countries" in capsys.readouterr().err
+
+
+def test_over_time_from_period_models(small_unvotes_folder: Path, tmp_path: Path, capsys):
+    periods = tmp_path / "periods"
+    flags = ["--data", str(small_unvotes_folder), "--all", "--by-period", "3", "--l2", "5"]
+    assert _fit(periods, *flags, "--quiet") == 0
+    assert sorted(p.name for p in periods.iterdir()) == ["sessions-01-03", "sessions-04-06"]
+    assert _fit(periods, *flags, "--quiet") == 0  # an earlier run's folder is replaced
+    capsys.readouterr()
+    csv, png = tmp_path / "time.csv", tmp_path / "time.png"
+    code = main(["irl", "explain", str(periods), "--country", "Country 003", "--over-time",
+                 "--csv", str(csv), "--plot", str(png), "--top", "3"])  # fmt: skip
+    assert code == 0 and "by period" in capsys.readouterr().out
+    table = pd.read_csv(csv)
+    assert table["sessions"].nunique() == 2 and png.stat().st_size > 1000
+    assert main(["irl", "explain", str(periods), "--country", "Country 003"]) == 2
+    assert "add --over-time" in capsys.readouterr().err
+    assert _fit(periods, "--data", str(small_unvotes_folder), "--quiet") == 2
+    assert "holds models of --by-period" in capsys.readouterr().err
+
+
+def test_plot_needs_over_time(fitted: Path, tmp_path: Path, capsys) -> None:
+    code = main(["irl", "explain", str(fitted), "--plot", str(tmp_path / "p.png")])
+    assert code == 2 and "--over-time" in capsys.readouterr().err
+
+
+def test_fit_with_topics_and_relations_reads_them_out(
+    small_unvotes_folder: Path, tmp_path: Path, capsys
+) -> None:
+    flags = ["--data", str(small_unvotes_folder), "--sessions", "1-4", "--country", "Country 002"]
+    model = tmp_path / "model"
+    assert _fit(model, *flags, "--text", "topics", "--relations", "--quiet") == 0
+    names = RewardModel.load(model).obs_names
+    assert any(n.startswith("topic: ") for n in names) and "agree_majority" in names
+    assert not any(n.startswith("text_") for n in names)
+    csv = tmp_path / "effects.csv"
+    code = main(["irl", "explain", str(model), "--country", "Country 002", "--csv", str(csv)])
+    assert code == 0 and "topic: " in capsys.readouterr().out + csv.read_text()

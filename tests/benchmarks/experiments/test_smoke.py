@@ -33,7 +33,7 @@ TINY: dict[str, tuple[list[str], str]] = {
     "irl_forecast": (
         ["--data", DATA, "--l2-grid", "10", "--last-train-session", "5",
          "--last-fit-session", "4"],
-        "| maxent-irl (irl fit + irl predict) |",
+        "| maxent-irl (linear), irl fit + irl predict |",
     ),
     "irl_recovery": (
         ["--countries", "8", "--blocs", "2", "--sessions", "4", "--per-session", "10",

@@ -17,6 +17,7 @@ from assembly_gym.envs.legislative.countries import (
     default_country_table,
     name_key,
 )
+from assembly_gym.envs.legislative.sources import roll_call_data
 
 TABLE_PATH = Path(__file__).parents[3] / "envs" / "legislative" / "countries.csv"
 
@@ -217,11 +218,100 @@ def test_get_unknown_name_raises_with_a_hint(table: CountryTable) -> None:
         table.get("Frnace")
     with pytest.raises(DataError, match="did you mean 'United Kingdom'"):
         table.get("Untied Kingdom")
-    with pytest.raises(DataError, match="did you mean 'Netherlands'"):
+    with pytest.raises(
+        DataError, match=r"did you mean 'Netherlands \(Kingdom of the\)' \(Netherlands\)\?"
+    ):
         table.canonical("Netherland (Kingdom of the)")
     with pytest.raises(DataError, match=r"unknown country 'Qwzxv'$") as caught:
         table.canonical("Qwzxv")
     assert caught.value.field == "country"
+
+
+# --------------------------------------------------------------------------------------
+# Historical names resolve to the record the real data uses
+# --------------------------------------------------------------------------------------
+
+# A historical state with its own record in the roll-call data resolves to that record
+# (Czechoslovakia, the two Germanys, the two Yemens before 1990, Yugoslavia, which the data
+# keeps for Serbia and Montenegro too); a renamed state resolves to its present record
+# (the Soviet Union votes as "Russia" in every session).
+HISTORICAL_NAMES = {
+    "Soviet Union": "Russia", "USSR": "Russia", "U.S.S.R.": "Russia",
+    "Union of Soviet Socialist Republics": "Russia",
+    "Byelorussian SSR": "Belarus", "Ukrainian SSR": "Ukraine",
+    "Yugoslavia": "Yugoslavia", "Socialist Federal Republic of Yugoslavia": "Yugoslavia",
+    "Serbia and Montenegro": "Yugoslavia",
+    "Czechoslovakia": "Czechoslovakia", "Czech and Slovak Federal Republic": "Czechoslovakia",
+    "East Germany": "German Democratic Republic", "GDR": "German Democratic Republic",
+    "German Democratic Republic": "German Democratic Republic",
+    "West Germany": "Federal Republic of Germany", "FRG": "Federal Republic of Germany",
+    "Federal Republic of Germany": "Federal Republic of Germany",
+    "Yemen Arab Republic": "Yemen Arab Republic", "North Yemen": "Yemen Arab Republic",
+    "South Yemen": "Yemen People's Republic", "Democratic Yemen": "Yemen People's Republic",
+    "Zanzibar": "Zanzibar", "Tanganyika": "Tanzania",
+    "Zaire": "Congo - Kinshasa", "Congo (Léopoldville)": "Congo - Kinshasa",
+    "Burma": "Myanmar (Burma)", "Union of Burma": "Myanmar (Burma)",
+    "Upper Volta": "Burkina Faso", "Dahomey": "Benin", "Ceylon": "Sri Lanka",
+    "Siam": "Thailand", "Kampuchea": "Cambodia", "Democratic Kampuchea": "Cambodia",
+    "Khmer Republic": "Cambodia", "Swaziland": "Eswatini", "Rhodesia": "Zimbabwe",
+    "Southern Rhodesia": "Zimbabwe", "Northern Rhodesia": "Zambia",
+    "United Arab Republic": "Egypt", "Malagasy Republic": "Madagascar",
+    "Western Samoa": "Samoa", "Ivory Coast": "Côte d’Ivoire", "East Timor": "Timor-Leste",
+    "Central African Empire": "Central African Republic", "Persia": "Iran",
+    "Transjordan": "Jordan", "Gold Coast": "Ghana", "British Honduras": "Belize",
+}  # fmt: skip
+
+# The code each historical record has in the real data ("" where the data has none).
+HISTORICAL_CODES = {
+    "Russia": "RU", "Yugoslavia": "YU", "Czechoslovakia": "CS",
+    "German Democratic Republic": "DD", "Federal Republic of Germany": "",
+    "Yemen Arab Republic": "", "Yemen People's Republic": "YD", "Zanzibar": "",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "canonical"), HISTORICAL_NAMES.items())
+def test_historical_names_resolve(table: CountryTable, name: str, canonical: str) -> None:
+    assert table.canonical(name) == canonical
+    assert table.canonical(name.upper()) == canonical
+
+
+def test_historical_records_keep_the_codes_of_the_real_data(table: CountryTable) -> None:
+    assert {name: table.get(name).iso2 for name in HISTORICAL_CODES} == HISTORICAL_CODES
+    assert table.get("DD") == table.get("East Germany") != table.get("DE")
+    assert table.get("YU") == table.get("Serbia and Montenegro") != table.get("RS")
+
+
+@pytest.mark.real_data
+@pytest.mark.skipif(
+    unvotes_dir() is None, reason="real data absent: set $ASSEMBLY_GYM_DATA or place ../shared/data"
+)
+def test_historical_names_resolve_to_real_records() -> None:
+    data = roll_call_data("unvotes")
+    for name, canonical in HISTORICAL_NAMES.items():
+        assert data.country_names[data.country_index(name)] == canonical, name
+    # (test_every_real_country_name_is_canonical checks the codes against the files)
+
+
+def test_a_misspelt_historical_name_suggests_it(table: CountryTable) -> None:
+    with pytest.raises(
+        DataError, match=r"unknown country 'Sovjet Union'; did you mean 'Soviet Union' \(Russia\)"
+    ):
+        table.get("Sovjet Union")
+    assert table.did_you_mean("Upper Volt") == "; did you mean 'Upper Volta' (Burkina Faso)?"
+    assert table.did_you_mean("Checkoslovakia").startswith("; did you mean 'Czechoslovakia',")
+    assert table.did_you_mean("Zair").startswith("; did you mean 'Zaire' (Congo - Kinshasa)")
+    assert table.did_you_mean("Qwzxv") == ""
+
+
+def test_did_you_mean_among_the_names_of_one_data_set(table: CountryTable) -> None:
+    among = ["Russia", "Slovenia", "Country 001"]
+    assert table.did_you_mean("Sovjet Union", among).startswith(
+        "; did you mean 'Soviet Union' (Russia)"
+    )
+    assert table.did_you_mean("Country 01", among) == "; did you mean 'Country 001'?"
+    assert table.did_you_mean("Frnace", among) == ""  # France is not among them
+    # a record named otherwise in the data is suggested under the data's name
+    assert table.did_you_mean("Sovjet Union", ["USSR"]) == "; did you mean 'Soviet Union' (USSR)?"
 
 
 # --------------------------------------------------------------------------------------
