@@ -1,8 +1,10 @@
 """The ``assembly-gym`` command line.
 
 Each subcommand is a module of :mod:`assembly_gym.benchmarks.commands` with
-``register(subparsers)``, which adds its parser and sets ``run(args) -> int`` as the parser's
-default.
+``register(subparsers, help_text)``, which adds its parser (with the one-line ``help_text``
+of :data:`COMMANDS`) and sets ``run(args) -> int`` as the parser's default. Only the module of
+the subcommand named on the command line is imported: ``assembly-gym --help`` lists the
+subcommands from :data:`COMMANDS` without importing any (so it starts without torch).
 
 Commands that take ``--config FILE`` (a flag file, e.g. ``assembly-gym sweep``'s best.json)
 read it as they parse: the file's flags count as typed before the command line's own
@@ -22,20 +24,29 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import assembly_gym.benchmarks.commands
 from assembly_gym.benchmarks.commands.arguments import add_config_flag, config_defaults
 from assembly_gym.core.errors import AssemblyGymError
 
-__all__ = ["Parser", "build_parser", "main", "subcommand_parsers"]
+__all__ = ["COMMANDS", "Parser", "build_parser", "main", "subcommand_parsers"]
 
-_HELPER_MODULES = frozenset({"arguments"})
-"""Modules of :mod:`assembly_gym.benchmarks.commands` that are not subcommands."""
+COMMANDS = {
+    "bench": "compare every agent on held-out data (suites, tables, plots)",
+    "debate": "explain an actor as a debate-calibrated mixture of tendencies",
+    "experiment": "run a benchmark program of the guides (--list shows them)",
+    "irl": "learn each country's reward function from its votes (MaxEnt IRL)",
+    "leworld": "train or evaluate the LeWorld memory-reading world model",
+    "play": "play a country in the terminal",
+    "simulate": "play sessions with every country acting by its learned reward; counterfactuals",
+    "sweep": "tune a command's hyperparameters on Ray Tune (validation data only)",
+    "worldmodel": "train and evaluate learned world models",
+}
+"""Every subcommand (the module of :mod:`assembly_gym.benchmarks.commands` of that name) and
+its one-line help, the only copy of it: the module's ``register`` receives it."""
 
 CONFIG_COMMANDS = ("bench", "irl fit", "debate train")
 """The subcommands that take ``--config FILE`` (``experiment worldmodel_ppo`` adds its own)."""
@@ -45,7 +56,9 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser, with a usage error on one line: ``PROG: error: MESSAGE (see --help)``.
 
     A parser given ``--config`` (:func:`~.arguments.add_config_flag`) applies the file's
-    flags as defaults and parses again, so the flags typed on the command line win.
+    flags as defaults and parses again, so the flags typed on the command line win. A parser
+    with the default ``positional_flag=FLAG`` still takes ``FLAG VALUE``, the old spelling of
+    its first positional argument, with a one-line note on stderr.
     """
 
     def error(self, message: str) -> NoReturn:
@@ -57,6 +70,9 @@ class Parser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         """Argparse's parse; then, when ``--config FILE`` was given, again over its flags."""
         given = None if args is None else list(args)
+        flag = self.get_default("positional_flag")
+        if flag is not None and given is not None:
+            given = self._positional_from_flag(given, flag)
         first = None if namespace is None else argparse.Namespace(**vars(namespace))
         parsed, extras = super().parse_known_args(given, first)
         path, command = getattr(parsed, "config", None), self.get_default("config_command")
@@ -73,9 +89,30 @@ class Parser(argparse.ArgumentParser):
         finally:
             self.set_defaults(**saved)
 
+    def _positional_from_flag(self, args: list[str], flag: str) -> list[str]:
+        """``args`` with ``FLAG VALUE`` (or ``FLAG=VALUE``) moved to the front as ``VALUE``."""
+        for index, word in enumerate(args):
+            if word == "--":
+                break
+            if word == flag and index + 1 < len(args):
+                value, rest = args[index + 1], args[:index] + args[index + 2 :]
+            elif word.startswith(f"{flag}="):
+                value, rest = word.removeprefix(f"{flag}="), args[:index] + args[index + 1 :]
+            else:
+                continue
+            name = next(a.metavar or a.dest for a in self._actions if not a.option_strings)
+            print(f"{self.prog}: note: {flag} is deprecated, give {name} first", file=sys.stderr)
+            return [value, *rest]
+        return args
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every subcommand of :mod:`assembly_gym.benchmarks.commands`."""
+
+def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand of :data:`COMMANDS`.
+
+    Args:
+        load: the subcommands whose modules are imported and whose flags are added (None:
+            all); the others are listed by name and help only, enough for ``--help``.
+    """
     parser = Parser(
         prog="assembly-gym",
         description=(
@@ -84,13 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in sorted(
-        pkgutil.iter_modules(assembly_gym.benchmarks.commands.__path__), key=lambda m: m.name
-    ):
-        if module.name not in _HELPER_MODULES:
-            importlib.import_module(f"assembly_gym.benchmarks.commands.{module.name}").register(
-                subparsers
-            )
+    for name, help_text in COMMANDS.items():
+        if load is None or name in load:
+            module = importlib.import_module(f"assembly_gym.benchmarks.commands.{name}")
+            module.register(subparsers, help_text)
+        else:
+            subparsers.add_parser(name, help=help_text)
     for command_parser in subcommand_parsers(parser):
         command_parser.set_defaults(prog=command_parser.prog)  # the innermost one wins
         command = command_parser.prog.removeprefix(f"{parser.prog} ")
@@ -116,7 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     later is returned as 2: the project's errors, and a file-system error on a path the user
     named. Ctrl-C returns 130. Anything else keeps its traceback.
     """
-    args = build_parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else list(argv)
+    named = next((word for word in given if not word.startswith("-")), None)
+    args = build_parser(load=[named] if named else []).parse_args(given)
     try:
         return int(args.run(args) or 0)
     except AssemblyGymError as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from typing import Any
@@ -24,11 +25,11 @@ FOLD_SUITES = ("deliberation",)
 """Suites that ``--folds K`` cross-validates by resolution."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``bench`` subcommand."""
     parser = subparsers.add_parser(
         "bench",
-        help="compare every agent on held-out data (suites, tables, plots)",
+        help=help_text,
         description=(
             "Fit every agent of each suite on the same training data and score it on the same "
             "held-out decisions: accuracy, macro-F1, log-loss, Brier, calibration, 95% bootstrap "
@@ -47,10 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_dataclass_flags(parser, Options)
     parser.add_argument(
         "--agents",
+        action=_AgentsFlag,
         nargs="+",
         default=None,
         metavar="AGENT",
-        help="run only these agents (names as in the table)",
+        help="run only these agents (names as in the table, quoted where they hold spaces); "
+        "the synthetic suite's: {names}; another suite refuses a name it lacks and lists its own",
     )
     parser.add_argument(
         "--out",
@@ -117,6 +120,40 @@ def _executor(args: argparse.Namespace) -> Executor:
     except ConnectionError as error:
         reason = (str(error).strip() or type(error).__name__).splitlines()[0]
         raise AssemblyGymError(f"cannot join Ray at {args.address}: {reason}") from error
+
+
+class _AgentsFlag(argparse.Action):
+    """``--agents``: stores its names; its help lists the synthetic suite's agents when shown.
+
+    The names come from the suite's agent specs, built only when the help is read (about
+    half a second), so that parsing ``bench``'s flags stays fast.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        """Store the names given."""
+        setattr(namespace, self.dest, values)
+
+    @property
+    def help(self) -> str:
+        """The help text with the synthetic suite's agent names filled in."""
+        return self._help.format(names=", ".join(_synthetic_agent_names()))
+
+    @help.setter
+    def help(self, text: str) -> None:
+        self._help = text
+
+
+@functools.cache
+def _synthetic_agent_names() -> tuple[str, ...]:
+    """The names of the synthetic suite's agents, at default options."""
+    suite, options = SUITES["synthetic"], Options()
+    return tuple(spec.name for spec in suite.agents(build_task(suite, options), options))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -64,11 +64,11 @@ _TRAIN_FLAGS = {
 """The type of each :class:`TrainConfig` field's flag (its range as TrainConfig checks it)."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``debate`` subcommand with ``train`` and ``show``."""
     parser = subparsers.add_parser(
         "debate",
-        help="explain an actor as a debate-calibrated mixture of tendencies",
+        help=help_text,
         description="Tendencies compete to explain an actor's behaviour; debate sets their shares.",
     )
     actions = parser.add_subparsers(dest="debate_command", required=True, metavar="ACTION")
@@ -196,7 +196,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print a saved debate model",
         description="Print a saved model's allocations and last training run.",
     )
-    show.add_argument("model", type=Path, metavar="MODEL")
+    show.add_argument("model", type=Path, metavar="MODEL",
+                      help="a model file written by `debate train --out`")  # fmt: skip
     show.set_defaults(run=run_show)
 
 

@@ -14,11 +14,11 @@ from assembly_gym.benchmarks import experiments
 from assembly_gym.core.errors import AssemblyGymError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``experiment`` subcommand."""
     parser = subparsers.add_parser(
         "experiment",
-        help="run a benchmark program of the guides (--list shows them)",
+        help=help_text,
         description="Run a one-off benchmark program: assembly-gym experiment NAME [flags]. "
         "Every experiment takes --seed, --threads, --out FILE and --quiet; "
         "NAME --help shows its own flags.",

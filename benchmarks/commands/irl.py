@@ -49,16 +49,25 @@ from assembly_gym.irl.reward_model import MODEL_FILE, MODEL_KIND, RewardModel
 __all__ = ["period_models", "register", "run_compare", "run_explain", "run_fit", "run_predict"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+_MODEL_HELP = "a model folder written by `irl fit`"
+
+
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``irl`` subcommand with ``fit``, ``explain`` and ``predict``."""
     parser = subparsers.add_parser(
         "irl",
-        help="learn each country's reward function from its votes (MaxEnt IRL)",
+        help=help_text,
         description="MaxEnt inverse RL on RollCall-v0: fit, explain and forecast with rewards.",
     )
     actions = parser.add_subparsers(dest="irl_command", required=True, metavar="ACTION")
 
-    fit = actions.add_parser("fit", help="fit rewards and save a model folder")
+    fit = actions.add_parser(
+        "fit",
+        help="fit rewards and save a model folder",
+        description="Fit each country's reward weights by maximum entropy IRL on its recorded "
+        "votes (or a trajectory folder's decisions), with Laplace standard errors, and save "
+        "them as a model folder.",
+    )
     add_data_source(
         fit,
         "an unvotes folder (or UNDL CSV): RollCall-v0 rewards; a folder of trajectory files "
@@ -146,7 +155,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fit.set_defaults(run=run_fit)
 
     explain = actions.add_parser(
-        "explain", help="what moves a country's votes (effects with 95% CIs), or the weights"
+        "explain",
+        help="what moves a country's votes (effects with 95%% CIs), or the weights",
+        description="Read a fitted model: the features that move a country's votes most, "
+        "each's effect with a 95% CI, its weights table, how its effects moved between "
+        "periods, or the weights of all countries at once.",
     )
     explain.add_argument("model", type=Path, metavar="MODEL_DIR",
                          help="a model folder (with --over-time: a folder of `fit --by-period` "
@@ -192,16 +205,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     explain.set_defaults(run=run_explain)
 
     compare = actions.add_parser(
-        "compare", help="where two countries' rewards differ most and where they agree"
+        "compare",
+        help="where two countries' rewards differ most and where they agree",
+        description="Compare two countries of a fitted model: the reward weights on which "
+        "they differ most, and those on which they agree.",
     )
-    compare.add_argument("model", type=Path, metavar="MODEL_DIR")
+    compare.add_argument("model", type=Path, metavar="MODEL_DIR", help=_MODEL_HELP)
     compare.add_argument("first", metavar="A", help="a country (name, alias or ISO code)")
     compare.add_argument("second", metavar="B", help="another country")
     _add_top_and_csv(compare)
     compare.set_defaults(run=run_compare)
 
-    predict = actions.add_parser("predict", help="forecast votes on a folder's roll calls")
-    predict.add_argument("--model", required=True, type=Path, metavar="MODEL_DIR")
+    predict = actions.add_parser(
+        "predict",
+        help="forecast votes on a folder's roll calls",
+        description="Forecast every country the model knows on every roll call of --data: "
+        "P(yes), P(no), P(abstain) per (roll call, country), written as CSV.",
+    )
+    predict.add_argument("model", type=Path, metavar="MODEL_DIR", help=_MODEL_HELP)
+    predict.set_defaults(positional_flag="--model")  # the old spelling, still taken
     predict.add_argument(
         "--data",
         required=True,
@@ -209,7 +231,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="folder with un_roll_calls.csv.gz and un_roll_call_issues.csv.gz",
     )
-    predict.add_argument("--out", required=True, type=output_file, metavar="PREDICTIONS.csv")
+    predict.add_argument("--out", required=True, type=output_file, metavar="PREDICTIONS.csv",
+                         help="the CSV file to write")  # fmt: skip
     predict.add_argument("--quiet", action="store_true", help="no progress bar")
     predict.set_defaults(run=run_predict)
 

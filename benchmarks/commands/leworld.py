@@ -68,16 +68,22 @@ QUICK_POINTER_WORDS = 16_384
 it needs on 65,536 words."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``leworld`` subcommand with ``train`` and ``eval``."""
     parser = subparsers.add_parser(
         "leworld",
-        help="train or evaluate the LeWorld memory-reading world model",
+        help=help_text,
         description="The LeWorld system on the MemoryDynamics world: three training phases, "
         "then held-out MSE, per-horizon MSE, routing and address metrics.",
     )
     actions = parser.add_subparsers(dest="leworld_command", required=True, metavar="ACTION")
-    train = actions.add_parser("train", help="train phase by phase and print the evaluation table")
+    train = actions.add_parser(
+        "train",
+        help="train phase by phase and print the evaluation table",
+        description="Train the LeWorld system on a MemoryDynamics world, phase by phase, "
+        "saving a checkpoint into --out after every phase; then print the held-out "
+        "evaluation table and write it as results.md.",
+    )
     train.add_argument(
         "--phases",
         type=_phases,
@@ -155,8 +161,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(train)
     train.set_defaults(run=run_train)
-    evaluate = actions.add_parser("eval", help="evaluate a saved system on its held-out sequences")
-    evaluate.add_argument("folder", type=Path, help="a folder written by `leworld train`")
+    evaluate = actions.add_parser(
+        "eval",
+        help="evaluate a saved system on its held-out sequences",
+        description="Score a system saved by `leworld train` on its world's held-out "
+        "sequences: MSE, per-horizon MSE, routing and address metrics.",
+    )
+    evaluate.add_argument(
+        "folder", type=Path, metavar="MODEL_DIR", help="a folder written by `leworld train`"
+    )
     _common(evaluate)
     evaluate.set_defaults(run=run_eval)
 

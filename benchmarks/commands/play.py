@@ -36,11 +36,11 @@ _LETTERS = {"YES": "y", "NO": "n", "ABSTAIN": "a", "COSPONSOR": "c", "NO_ACTION"
 _ISSUE_LIST = re.compile(r"(?<=issues: )[a-z]{2}(?:, [a-z]{2})*")  # "issues: hr, co" in the text
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``play`` subcommand."""
     parser = subparsers.add_parser(
         "play",
-        help="play a country in the terminal",
+        help=help_text,
         description="Step through a session (roll calls) or a resolution (deliberation) as a "
         "country; at the end see what the country actually did. Type y (yes), n (no), "
         "a (abstain), c (cosponsor), p (pass), the action's number or name; q quits.",

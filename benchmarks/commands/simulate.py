@@ -66,11 +66,11 @@ BOOTSTRAP = Number(int, low=10)
 """Bootstrap resamples (as ``bench --bootstrap``)."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``simulate`` subcommand."""
     parser = subparsers.add_parser(
         "simulate",
-        help="play sessions with every country acting by its learned reward; counterfactuals",
+        help=help_text,
         description=(
             "Every country votes on every roll call of --sessions by the soft-optimal policy of "
             "its learned reward (from the roll calls' attributes only), scored against the real "

@@ -25,12 +25,12 @@ from assembly_gym.core.optional import require
 __all__ = ["register", "run"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``sweep`` subcommand."""
     spaces = "; ".join(f"{s.name}: {s.summary}" for s in SPACES.values())
     parser = subparsers.add_parser(
         "sweep",
-        help="tune a command's hyperparameters on Ray Tune (validation data only)",
+        help=help_text,
         description=f"A Ray Tune sweep over a named space, scored on validation data (never "
         f"the test sessions); writes the best flags as a --config file. Spaces: {spaces}.",
     )

@@ -57,11 +57,11 @@ def _split(
     )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``worldmodel`` subcommand with its ``train`` and ``eval`` actions."""
     parser = subparsers.add_parser(
         "worldmodel",
-        help="train and evaluate learned world models",
+        help=help_text,
         description="Fit a world model on all transitions of an env's data, or score a saved one.",
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")

@@ -41,7 +41,12 @@ from assembly_gym.envs.legislative.resolutions import (
     records_from_trajectories,
 )
 from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward, recorded_action_match
-from assembly_gym.envs.legislative.sources import default_assembly, roll_call_data
+from assembly_gym.envs.legislative.sources import (
+    Split,
+    default_assembly,
+    roll_call_data,
+    session_window,
+)
 from assembly_gym.envs.legislative.spaces import Action, Stage, action_mask, unit_box
 from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
 from assembly_gym.envs.options import OptionTypes, checked_options
@@ -283,6 +288,29 @@ def resolution_records(data: Any = None) -> ResolutionRecords:
     raise TypeError(f"cannot make resolution records from {type(data).__name__}")
 
 
+def _session_records(
+    records: ResolutionRecords,
+    split: Split | None,
+    sessions: tuple[int | None, int | None] | None,
+) -> tuple[ResolutionRecords, ResolutionRecords]:
+    """The records of the ``split`` or ``sessions`` range, and those that describe the past.
+
+    Raises:
+        DataError: the range holds no resolution.
+    """
+    session = records.resolutions["session"].to_numpy()
+    first, last, known = session_window(np.unique(session), split, sessions)
+    if first is None and last is None:
+        return records, records
+    keep = (session >= (session.min() if first is None else first)) & (
+        session <= (session.max() if last is None else last)
+    )
+    if not keep.any():
+        raise DataError(records.source, f"no resolution in sessions {first}..{last}")
+    past = records if known is None else records.select(np.flatnonzero(session <= known))
+    return records.select(np.flatnonzero(keep)), past
+
+
 class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """One resolution seen by one country: draft, committee vote, plenary vote, outcome.
 
@@ -316,14 +344,19 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     ## Starting State
     DRAFT of a resolution. ``country``, ``resolution`` (id or symbol) and ``session`` come
-    from the constructor or ``reset(options=…)``, else are drawn from ``self.np_random``.
+    from the constructor or ``reset(options=…)``, else are drawn from ``self.np_random``
+    (of the ``split`` or ``sessions`` range when given).
 
     ## Episode End
     Terminated after the plenary vote (three steps). No truncation.
 
     ## Arguments
     ``data`` (see :func:`resolution_records`), ``country``, ``resolution``, ``session``,
-    ``dynamics`` (default: fitted on the records), ``reward_fn``, ``invalid_action``,
+    ``split`` ("train": sessions up to 60 of the real votes, 15 of the synthetic 20; "test":
+    the later ones, with features and dynamics from the training sessions only; None: all),
+    ``sessions`` (``(first, last)``, inclusive, None unbounded: any other range, described by
+    all the records; not with ``split``), ``dynamics`` (default: fitted on the records, or on
+    the training sessions with ``split``), ``reward_fn``, ``invalid_action``,
     ``feature_config``, ``render_mode`` ("ansi", "human" or "rgb_array").
 
     ## Info
@@ -377,7 +410,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
       None); ``render_mode="rgb_array"`` added (a picture; no change to the dynamics);
       a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
       :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
-      options raise (before: ignored).
+      options raise (before: ignored); ``split=`` and ``sessions=`` added.
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -401,6 +434,8 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         country: str | None = None,
         resolution: int | str | None = None,
         session: int | None = None,
+        split: Split | None = None,
+        sessions: tuple[int | None, int | None] | None = None,
         dynamics: EmpiricalDynamics | None = None,
         reward_fn: RewardFn | None = None,
         invalid_action: Literal["noop", "raise"] = "noop",
@@ -412,13 +447,15 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"invalid_action must be 'noop' or 'raise', got {invalid_action!r}")
         defaults = {"country": country, "resolution": resolution, "session": session}
         checked_options(defaults, self.RESET_OPTIONS, "Deliberation-v0")
-        self.records = resolution_records(data)
-        self.dynamics = dynamics or EmpiricalDynamics.fit(self.records)
+        records = resolution_records(data)
+        self.split = split
+        self.records, known = _session_records(records, split, sessions)
+        self.dynamics = dynamics or EmpiricalDynamics.fit(known)
         if self.dynamics.countries != self.records.country_names:
             raise ValueError("the dynamics were fitted on other countries than the records")
         self.features = RollCallFeatures(
             self.records.resolutions,
-            history=self.records.plenary_history(),
+            history=known.plenary_history(),
             config=feature_config or FeatureConfig(),
         )
         self.layout = ObservationLayout((*self.features.names, *STATE_NAMES))

@@ -25,14 +25,19 @@ from assembly_gym.envs.legislative.render import (
     vote_seats,
 )
 from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward, recorded_action_match
-from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
+from assembly_gym.envs.legislative.sources import DataSpec, Split, roll_call_data, session_window
 from assembly_gym.envs.legislative.spaces import unit_box
 from assembly_gym.envs.options import OptionTypes, checked_options
 
-__all__ = ["STATE_DECLARATION", "RollCallEnv", "VoteEpisodes"]
+__all__ = ["MIN_SESSION_VOTES", "STATE_DECLARATION", "RollCallEnv", "VoteEpisodes"]
 
 STATE_DECLARATION = StateDeclaration()
 """No stages (a session ends after its last roll call) and no grouped dimensions."""
+
+MIN_SESSION_VOTES = 10
+"""A drawn session has at least this many roll calls the country voted on: smaller ones (a
+lone procedural vote) are never drawn, unless the country has no larger session. A session
+fixed by ``session=`` is played whatever its size."""
 
 _INT_TYPES = (int, np.int64, np.int32)
 _CACHE_BYTES = 128 * 2**20  # observation rows kept per env, across countries
@@ -49,6 +54,9 @@ class VoteEpisodes:
         lengths: votes in each episode, (E,).
         sessions: session of each episode, (E,).
         episode_offsets: a row's episodes are ``episode_offsets[r]:episode_offsets[r + 1]``.
+        drawn: the episodes a draw picks from, ordered by row, (D,): those with at least
+            :data:`MIN_SESSION_VOTES` votes (all of a row's when none has as many).
+        drawn_offsets: a row's drawn episodes are ``drawn[drawn_offsets[r]:drawn_offsets[r + 1]]``.
         source: the data's source, for error messages.
         names: country names in row order, for error messages.
     """
@@ -59,6 +67,8 @@ class VoteEpisodes:
     lengths: np.ndarray
     sessions: np.ndarray
     episode_offsets: np.ndarray
+    drawn: np.ndarray
+    drawn_offsets: np.ndarray
     source: str
     names: tuple[str, ...]
 
@@ -74,8 +84,13 @@ class VoteEpisodes:
         starts = np.flatnonzero(new)
         lengths = np.diff(np.append(starts, len(rows)))
         episode_offsets = np.searchsorted(starts, row_offsets)
+        row_of = np.repeat(np.arange(data.n_countries), np.diff(episode_offsets))
+        large = lengths >= MIN_SESSION_VOTES
+        has_large = np.bincount(row_of[large], minlength=data.n_countries) > 0
+        drawn = np.flatnonzero(large | ~has_large[row_of])
         return cls(columns, row_offsets, starts, lengths, sessions[columns][starts],
-                   episode_offsets, data.source, data.country_names)  # fmt: skip
+                   episode_offsets, drawn, np.searchsorted(drawn, episode_offsets), data.source,
+                   data.country_names)  # fmt: skip
 
     def sample(
         self, uniforms: np.ndarray, row: int | None, session: int | None, window: int | None
@@ -83,15 +98,16 @@ class VoteEpisodes:
         """Episodes picked by uniforms (N, 2): rows, starts and lengths, each (N,).
 
         The first uniform picks the country (unless ``row`` is given), the second the
-        session (unless ``session`` is given) or, with ``window``, where the window starts
-        among the country's votes (of ``session`` when given).
+        session (unless ``session`` is given; among the :attr:`drawn` ones) or, with
+        ``window``, where the window starts among the country's votes (of ``session`` when
+        given).
         """
         n_countries = len(self.row_offsets) - 1
         if row is None:
             rows = np.minimum((uniforms[:, 0] * n_countries).astype(np.int64), n_countries - 1)
         else:
             rows = np.full(len(uniforms), row, dtype=np.int64)
-        first, count = self.episode_offsets[rows], np.diff(self.episode_offsets)[rows]
+        count = np.diff(self.episode_offsets)[rows]
         if (count == 0).any():
             name = self.names[rows[count == 0][0]]
             raise DataError(self.source, f"{name} cast no vote", field="country")
@@ -102,7 +118,10 @@ class VoteEpisodes:
             starts = self.starts[found]
             lengths = self.lengths[found]
         elif window is None:
-            picked = first + np.minimum((uniforms[:, 1] * count).astype(np.int64), count - 1)
+            first, count = self.drawn_offsets[rows], np.diff(self.drawn_offsets)[rows]
+            picked = self.drawn[
+                first + np.minimum((uniforms[:, 1] * count).astype(np.int64), count - 1)
+            ]
             return rows, self.starts[picked], self.lengths[picked]
         else:
             starts = self.row_offsets[rows]
@@ -154,7 +173,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ## Starting State
     The first roll call of the session. ``country`` and ``session`` (and ``window``) come
     from the constructor, from ``reset(options={"country": …, "session": …})``, or are drawn
-    from ``self.np_random`` (a session in which the country voted).
+    from ``self.np_random`` (a session in which the country voted at least
+    :data:`MIN_SESSION_VOTES` times, of the ``split`` or ``sessions`` range when given).
 
     ## Episode End
     Terminated after the last roll call of the session (or of the window). No truncation.
@@ -162,8 +182,13 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ## Arguments
     ``data`` (None = the embedded synthetic assembly, "unvotes", a path, or data),
     ``country``, ``session``, ``window`` (episodes of ``window`` consecutive roll calls
-    instead of sessions), ``history`` (votes that describe the past; default ``data``),
-    ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi", "human" or "rgb_array").
+    instead of sessions), ``split`` ("train": sessions up to 60 of the real votes, 15 of the
+    synthetic 20, as ``bench``; "test": the later ones, described by the training sessions'
+    votes only, the harness's held-out setting; None: all), ``sessions`` (``(first, last)``,
+    inclusive, None unbounded: any other range, described by the whole data; not with
+    ``split``), ``history`` (votes that describe the past; default ``data``, or the training
+    sessions with ``split``), ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi",
+    "human" or "rgb_array").
 
     ## Info
     The same keys, each with one type, at reset and at every step (so that Minari's
@@ -210,6 +235,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
       the reset info carries the step keys (``voted_rcid``, ``recorded_action``: −1) and
       every observation is a fresh, writable array (before: read-only views of one block);
       ``render_mode="rgb_array"`` added (a picture; no change to the dynamics);
+      ``split=`` and ``sessions=`` added, and a drawn session has at least
+      :data:`MIN_SESSION_VOTES` of the country's votes (before: any, even one);
       a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
       :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
       options raise (before: ignored).
@@ -234,6 +261,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         country: str | None = None,
         session: int | None = None,
         window: int | None = None,
+        split: Split | None = None,
+        sessions: tuple[int | None, int | None] | None = None,
         history: RollCallData | None = None,
         reward_fn: RewardFn | None = None,
         feature_config: FeatureConfig | None = None,
@@ -244,10 +273,13 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         checked_options(defaults, self.RESET_OPTIONS, "RollCall-v0")
         if window is not None and window < 1:
             raise ValueError(f"window must be ≥ 1, got {window}")
-        self.data = roll_call_data(data)
+        full = roll_call_data(data)
+        first, last, known = session_window(full.sessions, split, sessions)
+        self.split = split
+        self.data = full if first is None and last is None else full.select_sessions(first, last)
         self.features = RollCallFeatures(
             self.data.roll_calls,
-            history=history or self.data,
+            history=history or (full if known is None else full.select_sessions(None, known)),
             config=feature_config or FeatureConfig(),
         )
         self.layout = ObservationLayout(self.features.names)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Union
+from typing import Literal, Union
+
+import numpy as np
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
@@ -15,9 +17,70 @@ from assembly_gym.envs.legislative.synthetic import (
     generate_assembly,
 )
 
-__all__ = ["DataSpec", "default_assembly", "roll_call_data"]
+__all__ = [
+    "LAST_TRAIN_SESSION",
+    "DataSpec",
+    "Split",
+    "default_assembly",
+    "default_last_train_session",
+    "roll_call_data",
+    "session_window",
+]
 
 DataSpec = Union[RollCallData, SyntheticAssembly, str, Path, None]  # noqa: UP007
+Split = Literal["train", "test"]
+
+LAST_TRAIN_SESSION = 60
+"""The real votes' standard split (as ``bench``): train on sessions ≤ 60, test on 61–69."""
+
+
+def default_last_train_session(sessions: np.ndarray) -> int:
+    """Last training session of the default temporal split of data with these sessions.
+
+    :data:`LAST_TRAIN_SESSION` when the sessions reach past it (the real votes), else the
+    harness's default: the first three quarters of the sessions (15 of the synthetic 20).
+
+    Args:
+        sessions: the data's distinct sessions, sorted, (S,).
+    """
+    if sessions[-1] > LAST_TRAIN_SESSION:
+        return LAST_TRAIN_SESSION
+    return int(sessions[max(int(len(sessions) * 0.75) - 1, 0)])
+
+
+def session_window(
+    sessions: np.ndarray, split: Split | None, window: tuple[int | None, int | None] | None
+) -> tuple[int | None, int | None, int | None]:
+    """Which sessions an env draws episodes from, and which describe the past.
+
+    Args:
+        sessions: the data's distinct sessions, sorted, (S,).
+        split: "train" (sessions up to :func:`default_last_train_session`), "test" (the
+            sessions after it, described by the training sessions only) or None.
+        window: the ``sessions=`` argument, ``(first, last)`` inclusive (None: unbounded),
+            for any other range; its roll calls are described by the whole data.
+
+    Returns:
+        ``(first, last, known)``: episodes come from sessions ``first..last`` and the
+        features (and fitted dynamics) from sessions up to ``known``; None is unbounded.
+
+    Raises:
+        ValueError: an unknown ``split``, a malformed ``sessions=``, or both given.
+    """
+    if split is not None and window is not None:
+        raise ValueError(
+            f"pass split= or sessions=, not both (got split={split!r}, sessions={window!r})"
+        )
+    if window is not None:
+        if not (isinstance(window, (tuple, list)) and len(window) == 2):
+            raise ValueError(f"sessions= must be a (first, last) pair, got {window!r}")
+        return window[0], window[1], None
+    if split is None:
+        return None, None, None
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train', 'test' or None, got {split!r}")
+    last = default_last_train_session(sessions)
+    return (None, last, last) if split == "train" else (last + 1, None, last)
 
 
 @functools.cache

@@ -22,9 +22,8 @@ def _fit(out: Path, *flags: str) -> int:
 
 
 def _predict(model: Path, data: Path, out: Path, *flags: str) -> int:
-    """``assembly-gym irl predict --model MODEL --data DATA --out OUT FLAGS``."""
-    return main(["irl", "predict", "--model", str(model), "--data", str(data), "--out", str(out),
-                 *flags])  # fmt: skip
+    """``assembly-gym irl predict MODEL --data DATA --out OUT FLAGS``."""
+    return main(["irl", "predict", str(model), "--data", str(data), "--out", str(out), *flags])
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +89,18 @@ def test_predict_works_without_any_vote_file(
     out = tmp_path / "p.csv"
     assert _predict(fitted, folder, out, "--quiet") == 0
     assert out.stat().st_size > 0
+
+
+def test_predict_still_takes_the_deprecated_model_flag(
+    fitted: Path, small_unvotes_folder: Path, tmp_path: Path, capsys
+) -> None:
+    assert _predict(fitted, small_unvotes_folder, tmp_path / "a.csv", "--quiet") == 0
+    capsys.readouterr()
+    old = ["--data", str(small_unvotes_folder), "--model", str(fitted), "--out"]
+    assert main(["irl", "predict", *old, str(tmp_path / "b.csv"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err == "assembly-gym irl predict: note: --model is deprecated, give MODEL_DIR first\n"
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
 
 
 def test_bad_input_is_a_one_line_error(
