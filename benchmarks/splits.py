@@ -10,6 +10,7 @@ import numpy as np
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
+from assembly_gym.envs.legislative.sources import first_three_quarters
 
 __all__ = ["TemporalSplit", "eligible_countries", "record_folds", "resolution_folds"]
 
@@ -73,7 +74,7 @@ class TemporalSplit:
         if len(sessions) < 2:
             raise DataError(data.source, "a temporal split needs at least two sessions")
         if last_train_session is None:
-            last_train_session = int(sessions[max(int(len(sessions) * 0.75) - 1, 0)])
+            last_train_session = first_three_quarters(sessions)
         if not sessions[0] <= last_train_session < sessions[-1]:
             raise DataError(
                 data.source,

@@ -33,6 +33,7 @@ from assembly_gym.benchmarks.commands.arguments import (
 )
 from assembly_gym.core.errors import CheckpointError, DataError
 from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
+from assembly_gym.envs.legislative.sources import LAST_TRAIN_SESSION
 from assembly_gym.world_models.base import Transitions, load_world_model
 from assembly_gym.world_models.checkpoint import CHECKPOINT_KIND, MANIFEST, read_manifest
 from assembly_gym.world_models.empirical import EmpiricalModel
@@ -42,7 +43,6 @@ from assembly_gym.world_models.mlp import MLPEnsemble
 from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, split_transitions
 
 _SYNTHETIC = "synthetic"
-_REAL_LAST_TRAIN_SESSION = 60  # the project's temporal split of sessions 1–69
 _MIN_RESOLUTIONS = 5  # fewer: a 60/20/20 split by resolution leaves a part empty
 
 
@@ -173,8 +173,8 @@ def run_train(args: argparse.Namespace) -> int:
     last = args.last_train_session
     sessions = transitions.extras.get("session")
     by_session = args.data is not None and not isinstance(spec, list)  # roll calls: by session
-    if last is None and by_session and sessions is not None and sessions.max() > 60:
-        last = _REAL_LAST_TRAIN_SESSION
+    if last is None and by_session and sessions is not None and sessions.max() > LAST_TRAIN_SESSION:
+        last = LAST_TRAIN_SESSION
     split_info: dict[str, Any] = {"last_train_session": last, "seed": args.seed}
     n_groups = len(np.unique(transitions.split_units))
     if last is None and transitions.groups is not None and n_groups < _MIN_RESOLUTIONS:

@@ -40,7 +40,7 @@ from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.data import RollCallData, Vote
 from assembly_gym.envs.legislative.demonstrations import group_by_country, rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
-from assembly_gym.envs.legislative.sources import roll_call_data
+from assembly_gym.envs.legislative.sources import default_last_train_session, roll_call_data
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,
     SyntheticConfig,
@@ -122,8 +122,7 @@ def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
 
 def _unvotes_task(options: Options) -> Task:
     data = roll_call_data(options.data or "unvotes")
-    # The standard split (train up to session 60) when the data reaches past it.
-    default = 60 if data.sessions.max() > 60 else None
+    default = default_last_train_session(data.sessions)  # as the envs' split="train"
     return rollcall_task("unvotes", data, options, last_train_session=default,
                          feature_config=REAL_FEATURES)  # fmt: skip
 

@@ -23,6 +23,7 @@ __all__ = [
     "Split",
     "default_assembly",
     "default_last_train_session",
+    "first_three_quarters",
     "roll_call_data",
     "session_window",
 ]
@@ -34,18 +35,27 @@ LAST_TRAIN_SESSION = 60
 """The real votes' standard split (as ``bench``): train on sessions ≤ 60, test on 61–69."""
 
 
+def first_three_quarters(sessions: np.ndarray) -> int:
+    """The last of the first three quarters of these sessions (15 of the synthetic 20).
+
+    Args:
+        sessions: the data's distinct sessions, sorted, (S,).
+    """
+    return int(sessions[max(int(len(sessions) * 0.75) - 1, 0)])
+
+
 def default_last_train_session(sessions: np.ndarray) -> int:
     """Last training session of the default temporal split of data with these sessions.
 
-    :data:`LAST_TRAIN_SESSION` when the sessions reach past it (the real votes), else the
-    harness's default: the first three quarters of the sessions (15 of the synthetic 20).
+    :data:`LAST_TRAIN_SESSION` when the sessions reach past it (the real votes), else
+    :func:`first_three_quarters` (the harness's default).
 
     Args:
         sessions: the data's distinct sessions, sorted, (S,).
     """
     if sessions[-1] > LAST_TRAIN_SESSION:
         return LAST_TRAIN_SESSION
-    return int(sessions[max(int(len(sessions) * 0.75) - 1, 0)])
+    return first_three_quarters(sessions)
 
 
 def session_window(
