@@ -8,6 +8,7 @@
 #   make typecheck       mypy over the package on the current stack
 #   make test-current    the current stack only (.venv-current)
 #   make test-research   the research stack only (.venv-research)
+#   make browser         Chromium for the report's browser test, where it can be installed
 PYTHON   ?= python3
 CURRENT  := .venv-current
 RESEARCH := .venv-research
@@ -15,7 +16,8 @@ RESEARCH := .venv-research
 # package's torch range with no torch installed would pull several GB of CUDA packages.
 TORCH    := torch==2.13.0
 
-.PHONY: install install-research demo test test-current test-research typecheck lint figures clean
+.PHONY: install install-research browser demo test test-current test-research typecheck lint \
+        figures clean
 
 install: $(CURRENT)/.installed
 install-research: $(RESEARCH)/.installed
@@ -32,6 +34,19 @@ $(RESEARCH)/.installed: pyproject.toml setup.py constraints.txt
 	$(RESEARCH)/bin/python -m pip install --quiet -c constraints.txt -e ".[dev,minari,imitation]"
 	touch $@
 
+# tests/benchmarks/test_report_browser.py opens report.html in headless Chromium: installed here
+# as root with apt-get (an `apt-get update` only if the first try fails), else that test skips.
+# Never fails the build.
+BROWSERS := chromium chromium-browser google-chrome
+APT_CHROMIUM := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	chromium >/dev/null 2>&1
+browser:
+	@for b in $(BROWSERS); do command -v $$b >/dev/null 2>&1 && exit 0; done; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    $(APT_CHROMIUM) || { apt-get update -qq >/dev/null 2>&1 && $(APT_CHROMIUM); } || \
+	    echo "chromium could not be installed: the browser test of report.html will skip"; \
+	else echo "no chromium (installing it needs root and apt-get): the browser test will skip"; fi
+
 demo: install
 	$(CURRENT)/bin/python -m assembly_gym bench
 
@@ -44,11 +59,11 @@ define run_tests
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 endef
 
-test-current: install
+test-current: install browser
 	$(call run_tests,current,$(CURRENT))
 	$(call typecheck,$(CURRENT))
 
-test-research: install-research
+test-research: install-research browser
 	$(call run_tests,research,$(RESEARCH))
 	$(call typecheck,$(RESEARCH))
 

@@ -28,20 +28,24 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from assembly_gym.benchmarks.options import RESULTS  # noqa: E402
 from assembly_gym.core.artifact import new_artifact_id, write_artifact  # noqa: E402
+from assembly_gym.irl.analysis import TOP_COUNTRIES  # noqa: E402
 
 __all__ = [
+    "FIGURE_CAPTIONS",
     "RESULTS",
     "calibration_figure",
     "figure_png",
+    "figure_texts",
+    "html_figure",
     "html_page",
+    "html_table",
     "markdown_table",
     "metric_bars_figure",
     "write_report",
 ]
 
-RESULTS = "results.json"
-"""The report folder's manifest: the run's options and every suite's results."""
 
 
 def figure_png(figure: plt.Figure, dpi: int = 110) -> bytes:
@@ -61,26 +65,73 @@ _HEADERS = {
 }  # fmt: skip
 
 
+def _cells(table: pd.DataFrame, digits: int) -> dict[str, list[tuple[Any, Any, str]]]:
+    """The shown columns, named as in the report: per row (raw value, value shown, interval).
+
+    Metrics with an interval column (``<metric>_ci``) and float columns are formatted to
+    ``digits`` places (timings to 2); other columns are shown as they are; the interval text is
+    ``"0.712–0.780"`` or empty.
+    """
+    columns: dict[str, list[tuple[Any, Any, str]]] = {}
+    for column in table.columns:
+        if column.endswith("_ci") or column == "vs_best_baseline":
+            continue
+        values = table[column].tolist()
+        places = 2 if column.endswith("seconds") else digits
+        intervals = table[f"{column}_ci"] if f"{column}_ci" in table else [None] * len(values)
+        numeric = f"{column}_ci" in table or pd.api.types.is_float_dtype(table[column])
+        columns[_HEADERS.get(column, column)] = [
+            (
+                v,
+                ("" if pd.isna(v) else f"{v:.{places}f}") if numeric else v,
+                f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}" if isinstance(ci, tuple | list) else "",
+            )
+            for v, ci in zip(values, intervals, strict=True)
+        ]
+    return columns
+
+
 def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
     """A results table as Markdown: each metric with its interval, ``0.751 (0.712–0.780)``."""
-    shown = pd.DataFrame({"agent": table["agent"]}) if "agent" in table else pd.DataFrame()
-    for column in table.columns:
-        if column == "agent" or column.endswith("_ci") or column == "vs_best_baseline":
-            continue
-        values = table[column]
-        if f"{column}_ci" in table:
-            shown[column] = [
-                f"{v:.{digits}f} ({ci[0]:.{digits}f}–{ci[1]:.{digits}f})"
-                if isinstance(ci, tuple | list)
-                else ("" if pd.isna(v) else f"{v:.{digits}f}")
-                for v, ci in zip(values, table[f"{column}_ci"], strict=True)
-            ]
-        elif pd.api.types.is_float_dtype(values):
-            places = 2 if column.endswith("seconds") else digits
-            shown[column] = values.map(lambda v, p=places: "" if pd.isna(v) else f"{v:.{p}f}")
-        else:
-            shown[column] = values
-    return shown.rename(columns=_HEADERS).to_markdown(index=False)
+    shown = {
+        name: [f"{text} ({interval})" if interval else text for _, text, interval in cells]
+        for name, cells in _cells(table, digits).items()
+    }
+    return pd.DataFrame(shown).to_markdown(index=False)
+
+
+def html_table(table: pd.DataFrame, caption: str, digits: int = 3) -> str:
+    """A results table as an HTML ``<table>`` in a sideways-scrolling box, sortable by a click.
+
+    Each metric's 95% interval sits under its value, smaller; numbers are right-aligned and
+    carry their value (``data-v``) for sorting.
+    """
+    cells = _cells(table, digits)
+    head = "".join(f"<th scope='col'>{html.escape(str(name))}</th>" for name in cells)
+    rows = []
+    for row in zip(*cells.values(), strict=True):
+        tds = []
+        for raw, text, interval in row:
+            shown = "" if text is None or (isinstance(text, float) and math.isnan(text)) else text
+            below = f"<span class='ci'>{html.escape(interval)}</span>" if interval else ""
+            if _is_number(raw):
+                key = "" if math.isnan(float(raw)) else f" data-v='{float(raw):.12g}'"
+                tds.append(f"<td class='num'{key}>{html.escape(str(shown))}{below}</td>")
+            else:
+                tds.append(f"<td>{html.escape(str(shown))}{below}</td>")
+        rows.append("<tr>" + "".join(tds) + "</tr>")
+    return (
+        f"<div class='scroll'><table class='sortable'><caption>{html.escape(caption)} "
+        "<span class='hint'>(click a column's name to sort by it)</span></caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _is_number(value: Any) -> bool:
+    """An int or float (numpy's included), not a bool."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
 
 
 def metric_bars_figure(
@@ -130,54 +181,174 @@ _LOWER = {"log_loss", "brier", "ece", "next_state_mse"}
 def calibration_figure(
     curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]], title: str
 ) -> plt.Figure:
-    """Reliability diagram: accuracy against confidence per agent (marker size ∝ votes)."""
-    figure, axis = plt.subplots(figsize=(5.2, 5.0))
-    axis.plot([0, 1], [0, 1], color="#999999", linestyle="--", label="perfect calibration")
-    colours = matplotlib.color_sequences["tab20"]
-    for index, (name, (confidence, accuracy, count)) in enumerate(curves.items()):
-        colour = colours[index % len(colours)]
-        sizes = 12 + 60 * count / max(count.max(), 1)
-        axis.plot(confidence, accuracy, color=colour, linewidth=1.2, label=name)
-        axis.scatter(confidence, accuracy, s=sizes, color=colour, alpha=0.7)
-    axis.set_xlabel("confidence of the most likely action")
-    axis.set_ylabel("share of votes it was right")
-    axis.set_xlim(0, 1)
-    axis.set_ylim(0, 1)
-    axis.set_title(title)
-    axis.legend(fontsize=7, loc="upper left")
+    """Reliability diagrams, one small panel per agent on shared axes, the diagonal in each.
+
+    Each panel plots accuracy against confidence (marker area ∝ votes in the bin).
+    """
+    columns = min(4, len(curves))
+    rows = math.ceil(len(curves) / columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns + 0.6, 2.5 * rows + 0.9),
+                                sharex=True, sharey=True, squeeze=False)  # fmt: skip
+    largest = max(max(count.max(), 1) for _, _, count in curves.values())
+    panels = zip(axes.flat[: len(curves)], curves.items(), strict=True)
+    for axis, (name, (confidence, accuracy, count)) in panels:
+        axis.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=1)
+        axis.plot(confidence, accuracy, color="#4c72b0", linewidth=1.2)
+        axis.scatter(confidence, accuracy, s=10 + 70 * count / largest, color="#4c72b0")
+        axis.set_title(name, fontsize=10)
+        axis.set_xlim(0, 1)
+        axis.set_ylim(0, 1)
+        axis.grid(alpha=0.3)
+    for axis in axes.flat[len(curves) :]:
+        axis.set_visible(False)
+    figure.supxlabel("confidence of the most likely action")
+    figure.supylabel("share of votes it was right")
+    figure.suptitle(title + " (dashed: perfect calibration)")
+    figure.tight_layout()
     return figure
 
 
-def html_page(
-    title: str, sections: Sequence[tuple[str, str, Sequence[bytes]]], footer: str = ""
-) -> str:
-    """One self-contained HTML page.
+FIGURE_CAPTIONS = {
+    "metrics": (
+        "Horizontal bar charts, one panel per metric, one bar per agent with a whisker for its "
+        "95% interval.",
+        "Held-out scores, one panel per metric. A bar is an agent's score, its whisker the 95% "
+        "bootstrap interval over roll calls: agents whose whiskers overlap are not clearly "
+        "different. Higher is better unless the panel says lower is better.",
+    ),
+    "calibration": (
+        "Small scatter-and-line panels, one per agent: accuracy against confidence, with a "
+        "dashed diagonal.",
+        "Reliability, one panel per agent on the same axes. Each point is a bin of votes: how "
+        "confident the agent was in its most likely action (x) and how often that action was "
+        "the vote cast (y); larger points hold more votes. On the dashed diagonal the agent is "
+        "calibrated; below it, over-confident; above it, under-confident.",
+    ),
+    "weights": (
+        "Heatmap of learned reward weights: one panel per action, a row per feature in words, "
+        "a column per country, red positive and blue negative.",
+        "What the first agent with reward weights learned (its name in the title): one panel "
+        "per action, a row per feature, a column per country. Red: the feature makes the "
+        "action more attractive to that country; blue: less; white: no effect. Countries are "
+        f"ordered by clustering, similar rewards side by side; at most {TOP_COUNTRIES} are "
+        "drawn, those with the largest weight norms (the title says how many of how many; "
+        "`irl explain --plots --plot-countries 0` draws them all).",
+    ),
+    "dendrogram": (
+        "Dendrogram: a tree joining countries, one row per country, by the distance between "
+        "their learned rewards.",
+        "Countries clustered by their learned reward weights (Ward linkage on weights z-scored "
+        "across countries). Branches that join close to the names (left) hold countries with "
+        "similar rewards; the further right two branches join, the more their rewards differ.",
+    ),
+    "allocations": (
+        "Small line charts, one per debate tendency: its share of the allocation over training "
+        "epochs, the other tendencies in grey.",
+        "How the debate allocator shared its attention among tendencies while it trained (one "
+        "country, named in the title): one panel per tendency on the same axes, its "
+        "allocation in percent per epoch in colour, the other tendencies in grey for "
+        "comparison.",
+    ),
+}
+"""Figure name → (alt text: what it looks like, caption: what it shows and how to read it)."""
+
+
+def figure_texts(name: str, figure: plt.Figure, suite: str) -> tuple[str, str]:
+    """The alt text and caption of a report figure; a name without a description gets a plain one.
+
+    The figure's own title (e.g. the agent it draws) ends the alt text.
+    """
+    alt, caption = FIGURE_CAPTIONS.get(
+        name,
+        (
+            f"A figure of the {suite} suite named '{name}'.",
+            f"'{name}': a figure the {suite} suite added; this report has no description of it, "
+            "so read it by its own title and axis labels.",
+        ),
+    )
+    titles = [figure.get_suptitle(), *(axis.get_title() for axis in figure.axes[:1])]
+    title = next((t for t in titles if t), "")
+    return (f"{alt} Title: {title}." if title else alt), caption
+
+
+def html_figure(png: bytes, alt: str, caption: str) -> str:
+    """A PNG embedded in a ``<figure>`` with its alt text and ``<figcaption>``."""
+    encoded = base64.b64encode(png).decode("ascii")
+    return (
+        f"<figure><img alt='{html.escape(alt, quote=True)}' "
+        f"src='data:image/png;base64,{encoded}'>"
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+
+
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;"
+    "line-height:1.45;color:#222}p{overflow-wrap:anywhere}"
+    ".scroll{overflow-x:auto;max-width:100%;margin:0.5em 0 1.5em}"
+    "table{border-collapse:collapse;font-size:12px}"
+    "caption{caption-side:top;text-align:left;font-weight:600;padding:0.3em 0}"
+    ".hint{font-weight:normal;color:#666;font-size:12px}"
+    "th,td{padding:0.25em 0.4em;border-bottom:1px solid #ddd;vertical-align:top}"
+    "th{background:#f6f8fa;cursor:pointer;text-align:left;user-select:none}"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}"
+    "th[aria-sort=descending]::after{content:' \\25BC'}"
+    "td:first-child{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    ".ci{display:block;font-size:0.8em;color:#666}"
+    "figure{margin:1.5em 0}figure img{max-width:100%;height:auto;display:block}"
+    "figcaption{font-size:14px;color:#444;max-width:80ch}footer{color:#666;font-size:12px}"
+)
+# A click on a column's name sorts the rows by it (numbers by data-v, empty ones last).
+_SORT = (
+    "document.querySelectorAll('table.sortable th').forEach(function(th){"
+    "th.addEventListener('click',function(){"
+    "var t=th.closest('table'),b=t.tBodies[0],i=th.cellIndex,"
+    "up=th.getAttribute('aria-sort')!=='ascending';"
+    "t.querySelectorAll('th').forEach(function(h){h.removeAttribute('aria-sort')});"
+    "th.setAttribute('aria-sort',up?'ascending':'descending');"
+    "function key(r){var c=r.cells[i];return c.dataset.v===undefined?c.textContent:+c.dataset.v}"
+    "Array.from(b.rows).sort(function(x,y){var p=key(x),q=key(y);"
+    "if(p===''||q==='')return (p==='')-(q==='');"
+    "var d=typeof p==='number'&&typeof q==='number'?p-q:String(p).localeCompare(String(q));"
+    "return up?d:-d}).forEach(function(r){b.appendChild(r)})})});"
+)
+
+
+def html_page(title: str, sections: Sequence[tuple[str, str]], footer: str = "") -> str:
+    """One self-contained HTML page (inline style and script, images as data URLs).
 
     Args:
         title: page title.
-        sections: (heading, Markdown/preformatted text, PNG images) per section.
+        sections: (heading, body HTML) per section, e.g. paragraphs, :func:`html_table` and
+            :func:`html_figure` output.
         footer: a last line of small print (empty: none).
     """
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;"
-        "padding:0 1em}pre{background:#f6f8fa;padding:1em;overflow-x:auto;font-size:12px}"
-        "img{max-width:100%;margin:0.5em 0}footer{color:#666;font-size:12px}</style>"
-        "</head><body>",
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>",
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]
-    for heading, text, images in sections:
-        parts.append(f"<h2>{html.escape(heading)}</h2><pre>{html.escape(text)}</pre>")
-        for image in images:
-            encoded = base64.b64encode(image).decode("ascii")
-            parts.append(
-                f"<img alt='{html.escape(heading)}' src='data:image/png;base64,{encoded}'>"
-            )
+    parts.extend(f"<h2>{html.escape(heading)}</h2>\n{body}" for heading, body in sections)
     if footer:
         parts.append(f"<footer>{html.escape(footer)}</footer>")
-    parts.append("</body></html>")
+    parts.append(f"<script>{_SORT}</script></body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _prose(result: Any) -> str:
+    """The suite's text around its tables (header, agents not run) as HTML paragraphs.
+
+    That is its Markdown less the tables and their captions (which the HTML tables carry).
+    """
+    text = result.to_markdown()
+    for _, table in result.tables():
+        text = text.replace(markdown_table(table), "")
+    captions = {f"{caption}." for caption, _ in result.tables()}
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip() and p.strip() not in captions]
+    return "".join(
+        "<p>" + "<br>".join(html.escape(line) for line in p.splitlines()) + "</p>"
+        for p in paragraphs
+    )
 
 
 def write_report(
@@ -205,9 +376,11 @@ def write_report(
     out = Path(out)
     report_id = new_artifact_id()
     files: dict[str, bytes] = {}
-    sections, markdown = [], []
+    sections: list[tuple[str, str]] = []
+    markdown: list[str] = []
     for result in results:
-        figures = []
+        parts = [_prose(result)]
+        parts.extend(html_table(table, caption) for caption, table in result.tables())
         metrics = [m for m in result.plot_metrics if m in result.table]
         plots = [
             (
@@ -225,12 +398,12 @@ def write_report(
                 )
             )
         for name, figure in (*plots, *result.extras.get("figures", {}).items()):
+            alt, caption = figure_texts(name, figure, result.suite)
             png = figure_png(figure)
             files[f"{result.suite}_{name}.png"] = png
-            figures.append(png)
-        text = result.to_markdown()
-        markdown.append(f"## {result.suite}\n\n{text}\n")
-        sections.append((result.suite, text, figures))
+            parts.append(html_figure(png, alt, caption))
+        markdown.append(f"## {result.suite}\n\n{result.to_markdown()}\n")
+        sections.append((result.suite, "\n".join(parts)))
     payload = {
         "options": dict(options),
         "suites": [
@@ -238,6 +411,10 @@ def write_report(
                 "suite": r.suite, "description": r.description, "split": r.split, "data": r.source,
                 "countries": list(r.countries), "class_balance": r.class_balance,
                 "results": _records(r.table), "not_run": r.skipped,
+                "common_subset": None if r.common is None else {
+                    "caption": r.common.caption, "countries": list(r.common.countries),
+                    "n": r.common.n, "results": _records(r.common.table),
+                },
             }
             for r in results
         ],

@@ -24,8 +24,10 @@ from scipy.cluster.hierarchy import dendrogram, fcluster, leaves_list, linkage
 from scipy.spatial.distance import pdist, squareform
 
 from assembly_gym.core.persist import atomic_write_bytes
+from assembly_gym.irl.explanation import describe_feature
 
 __all__ = [
+    "TOP_COUNTRIES",
     "cluster_rewards",
     "dendrogram_figure",
     "effects_over_time_figure",
@@ -34,6 +36,7 @@ __all__ = [
     "plot_weights_heatmap",
     "reward_correlations",
     "reward_distances",
+    "top_countries",
     "weights_heatmap_figure",
 ]
 
@@ -79,41 +82,99 @@ def cluster_rewards(theta: np.ndarray, n_clusters: int, *, standardise: bool = T
     return fcluster(tree, t=n_clusters, criterion="maxclust").astype(np.int64)
 
 
+TOP_COUNTRIES = 30
+"""Countries a heatmap shows by default: those with the largest weight norms."""
+
+
+def top_countries(theta: np.ndarray, max_countries: int | None = TOP_COUNTRIES) -> np.ndarray:
+    """Indices of the ``max_countries`` countries with the largest weight norms, in input order.
+
+    Args:
+        theta: weights (C, …).
+        max_countries: how many to keep (None: all).
+
+    Returns:
+        Sorted indices (K,), K = min(C, max_countries).
+    """
+    norms = np.linalg.norm(np.asarray(theta, dtype=np.float64).reshape(len(theta), -1), axis=1)
+    keep = len(norms) if max_countries is None else max_countries
+    return np.sort(np.argsort(-norms, kind="stable")[:keep])
+
+
+def _panels(weight_names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``"<action>:<feature>"`` names → (actions, features); other names → ([""], names)."""
+    actions = list(dict.fromkeys(n.partition(":")[0] for n in weight_names))
+    features = list(dict.fromkeys(n.partition(":")[2] for n in weight_names))
+    if list(weight_names) == [f"{a}:{f}" for a in actions for f in features]:
+        return actions, features
+    return [""], list(weight_names)
+
+
 def weights_heatmap_figure(
     theta: np.ndarray,
     countries: Sequence[str],
     weight_names: Sequence[str],
     *,
-    max_countries: int = 60,
+    max_countries: int | None = TOP_COUNTRIES,
+    title: str = "Learned reward weights",
 ) -> Figure:
-    """Heatmap of weights (rows: countries, columns: named weights).
+    """Heatmap of reward weights: one panel per action, features in words, countries as columns.
 
-    Countries are ordered by the dendrogram so that similar rewards sit together.
+    Weights named ``"<action>:<feature>"`` are drawn one panel per action (rows: the features,
+    described by :func:`~assembly_gym.irl.explanation.describe_feature`); other names in one
+    panel. Countries are ordered by the dendrogram so that similar rewards sit together.
+
+    Args:
+        theta: weights (C, …), flattened per country in ``weight_names`` order.
+        countries: the C countries' names.
+        weight_names: one name per flattened weight.
+        max_countries: draw only the countries with the largest weight norms (None: all).
+        title: the figure's title (the selection of countries is added to it).
     """
-    rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)[:max_countries]
-    names = list(countries)[:max_countries]
-    order = leaves_list(linkage(_rows(rows, True), "ward")) if len(rows) > 1 else [0]
-    limit = float(np.percentile(np.abs(rows), 98)) or 1.0
-    figure = Figure(figsize=(min(2 + 0.12 * rows.shape[1], 40), 2 + 0.18 * len(rows)))
-    axis = figure.subplots()
-    image = axis.imshow(rows[order], aspect="auto", cmap="RdBu_r", vmin=-limit, vmax=limit)
-    axis.set_yticks(range(len(order)), [names[i] for i in order], fontsize=6)
-    axis.set_xticks(range(rows.shape[1]), list(weight_names), rotation=90, fontsize=5)
-    figure.colorbar(image, ax=axis, label="weight")
-    axis.set_title("Learned reward weights")
-    figure.tight_layout()
+    rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)
+    kept = top_countries(rows, max_countries)
+    rows = rows[kept]
+    order = leaves_list(linkage(_rows(rows, True), "ward")) if len(rows) > 1 else np.zeros(1, int)
+    names = [str(countries[kept[i]]) for i in order]
+    actions, features = _panels(weight_names)
+    values = rows[order].reshape(len(rows), len(actions), len(features))
+    limit = float(np.percentile(np.abs(values), 98)) or 1.0
+    height = 0.16 * len(features) + 1.6  # inches per panel: a row of 8-point text per feature
+    width = 0.2 * len(names) + 0.3  # inches per panel: a column per country
+    side = len(actions) * width <= 9  # panels side by side while that stays narrow
+    shape = (1, len(actions)) if side else (len(actions), 1)
+    figure = Figure(
+        figsize=(4.6 + width * shape[1] + 1.0, height * shape[0] + 0.8), layout="constrained"
+    )
+    axes = np.atleast_1d(figure.subplots(*shape, sharex=True, sharey=True)).ravel()
+    for index, (axis, action) in enumerate(zip(axes, actions, strict=True)):
+        image = axis.imshow(values[:, index, :].T, aspect="auto", cmap="RdBu_r",
+                            vmin=-limit, vmax=limit, interpolation="nearest")  # fmt: skip
+        axis.set_yticks(range(len(features)), [describe_feature(f) for f in features], fontsize=8)
+        axis.set_xticks(range(len(names)), names, rotation=90, fontsize=8)
+        axis.tick_params(labelbottom=True, labelleft=index == 0 or not side)
+        if action:
+            axis.set_title(f"action '{action}'", fontsize=10)
+    shown = f"the {len(kept)} of {len(theta)} countries with the largest weight norms"
+    shown = f"all {len(theta)} countries" if len(kept) == len(theta) else shown
+    figure.suptitle(f"{title} ({shown})", fontsize=11)
+    figure.colorbar(image, ax=list(axes), label="weight (red: favours the action)",
+                    shrink=min(1.0, 6 / (height * shape[0])), pad=0.02)  # fmt: skip
     return figure
 
 
 def dendrogram_figure(theta: np.ndarray, countries: Sequence[str]) -> Figure:
-    """Dendrogram of countries' rewards (Ward linkage on z-scored weights)."""
+    """Dendrogram of countries' rewards (Ward linkage on z-scored weights), one row per country.
+
+    The figure's height grows with the number of countries so that every name stays legible.
+    """
     if len(theta) < 2:
         raise ValueError("a dendrogram needs at least two countries")
     tree = linkage(_rows(theta, True), method="ward")
-    figure = Figure(figsize=(max(6, 0.12 * len(theta)), 5))
+    figure = Figure(figsize=(7.5, 1.4 + 0.2 * len(theta)))
     axis = figure.subplots()
-    dendrogram(tree, labels=list(countries), ax=axis, leaf_font_size=6)
-    axis.set_ylabel("Ward distance (z-scored weights)")
+    dendrogram(tree, labels=list(countries), ax=axis, orientation="right", leaf_font_size=8)
+    axis.set_xlabel("Ward distance (z-scored weights)")
     axis.set_title("Countries clustered by learned reward")
     figure.tight_layout()
     return figure
@@ -125,21 +186,21 @@ def plot_weights_heatmap(
     weight_names: Sequence[str],
     path: str | Path,
     *,
-    max_countries: int = 60,
+    max_countries: int | None = TOP_COUNTRIES,
 ) -> Path:
     """:func:`weights_heatmap_figure` written as a PNG, atomically."""
     figure = weights_heatmap_figure(theta, countries, weight_names, max_countries=max_countries)
-    return _save_png(figure, path, dpi=120)
+    return _save_png(figure, path, dpi=110)
 
 
 def plot_dendrogram(theta: np.ndarray, countries: Sequence[str], path: str | Path) -> Path:
     """:func:`dendrogram_figure` written as a PNG, atomically."""
-    return _save_png(dendrogram_figure(theta, countries), path, dpi=120)
+    return _save_png(dendrogram_figure(theta, countries), path, dpi=110)
 
 
 def _save_png(figure: Figure, path: str | Path, dpi: int) -> Path:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi)
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     atomic_write_bytes(path, buffer.getvalue())
     return Path(path)
 

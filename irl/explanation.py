@@ -68,6 +68,12 @@ _PHRASES = {
     "similar_top": "how closely the roll call resembles an earlier one",
 }
 _HABIT_SHARES = ("similar_", "past_", "issue_")  # + yes | no | abstain
+_LINEAGE = {
+    **{f"lineage_{v}": f"its {v} vote on the resolution's latest earlier version" for v in _VOTES},
+    "lineage_absent": "it cast no vote on the resolution's latest earlier version",
+    "lineage_none": "the resolution has no earlier version",
+    "lineage_age": "sessions since the resolution's latest earlier version",
+}
 
 
 def describe_feature(name: str) -> str:
@@ -90,6 +96,10 @@ def describe_feature(name: str) -> str:
         return where + scale
     if base.startswith("agree_"):
         return f"its agreement with {_reference(base[6:])} on similar earlier roll calls" + scale
+    if base.startswith("allies_") and base[7:] in _VOTES:
+        return f"how its closest allies voted {base[7:]} on similar earlier roll calls" + scale
+    if base in _LINEAGE:
+        return _LINEAGE[base]
     return name
 
 
@@ -107,8 +117,10 @@ def feature_kind(name: str) -> FeatureKind:
     base = name[4:] if name.startswith("log_") else name
     if base == "bias":
         return "bias"
-    if base.startswith(("consensus_", "agree_")):
+    if base.startswith(("consensus_", "agree_", "allies_")):
         return "alignment"
+    if base.startswith("lineage_"):
+        return "habit"
     prefix, _, vote = base.rpartition("_")
     if base == "similar_coverage" or (vote in _VOTES and f"{prefix}_" in _HABIT_SHARES):
         return "habit"

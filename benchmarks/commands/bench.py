@@ -1,22 +1,26 @@
-"""``assembly-gym bench``: every agent of every suite on the same held-out data, one report."""
+"""``assembly-gym bench``: every agent of every suite on the same held-out data, one report.
+
+The suites, the harness and the report are imported by :func:`run`, not here, so that
+``bench --help`` starts without torch (its lists of names come from
+:mod:`~assembly_gym.benchmarks.options`).
+"""
 
 from __future__ import annotations
 
 import argparse
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assembly_gym.agents.base import EpisodicAgent
 from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
 from assembly_gym.benchmarks.commands.arguments import JOBS, ArtifactFolder
-from assembly_gym.benchmarks.executor import Executor, make_executor
-from assembly_gym.benchmarks.harness import fold_summary
-from assembly_gym.benchmarks.report import RESULTS, write_report
-from assembly_gym.benchmarks.suites import SUITES, AgentSpec, Options, Suite, run_suite
-from assembly_gym.benchmarks.suites.base import build_task
+from assembly_gym.benchmarks.options import RESULTS, SUITE_NAMES, SYNTHETIC_AGENTS, Options
 from assembly_gym.core.errors import AssemblyGymError
+
+if TYPE_CHECKING:  # imported where used: the suites import every learner, torch included
+    from assembly_gym.agents.base import EpisodicAgent
+    from assembly_gym.benchmarks.executor import Executor
+    from assembly_gym.benchmarks.suites import AgentSpec, Suite
 
 RESULTS_KIND = "assembly-gym bench results"
 """``kind`` of the results.json that ``--out`` writes (read it with ``read_versioned_json``)."""
@@ -40,20 +44,20 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
         "--suite",
         nargs="+",
         default=None,
-        choices=sorted(SUITES),
+        choices=SUITE_NAMES,
         metavar="NAME",
-        help=f"suites to run: {', '.join(sorted(SUITES))} (default: synthetic, "
+        help=f"suites to run: {', '.join(SUITE_NAMES)} (default: synthetic, "
         "or unvotes when --data is given)",
     )
     add_dataclass_flags(parser, Options)
     parser.add_argument(
         "--agents",
-        action=_AgentsFlag,
         nargs="+",
         default=None,
         metavar="AGENT",
         help="run only these agents (names as in the table, quoted where they hold spaces); "
-        "the synthetic suite's: {names}; another suite refuses a name it lacks and lists its own",
+        f"the synthetic suite's: {', '.join(SYNTHETIC_AGENTS)}; another suite refuses a name it "
+        "lacks and lists its own",
     )
     parser.add_argument(
         "--out",
@@ -107,6 +111,8 @@ def _restricted(suite: Suite, names: tuple[str, ...] | None) -> Suite:
 
 def _executor(args: argparse.Namespace) -> Executor:
     """The executor the flags ask for (Ray: connected now, before any work)."""
+    from assembly_gym.benchmarks.executor import make_executor
+
     kind = args.executor or ("ray" if args.address else "local")
     if kind == "local":
         if args.address:
@@ -122,42 +128,13 @@ def _executor(args: argparse.Namespace) -> Executor:
         raise AssemblyGymError(f"cannot join Ray at {args.address}: {reason}") from error
 
 
-class _AgentsFlag(argparse.Action):
-    """``--agents``: stores its names; its help lists the synthetic suite's agents when shown.
-
-    The names come from the suite's agent specs, built only when the help is read (about
-    half a second), so that parsing ``bench``'s flags stays fast.
-    """
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        """Store the names given."""
-        setattr(namespace, self.dest, values)
-
-    @property
-    def help(self) -> str:
-        """The help text with the synthetic suite's agent names filled in."""
-        return self._help.format(names=", ".join(_synthetic_agent_names()))
-
-    @help.setter
-    def help(self, text: str) -> None:
-        self._help = text
-
-
-@functools.cache
-def _synthetic_agent_names() -> tuple[str, ...]:
-    """The names of the synthetic suite's agents, at default options."""
-    suite, options = SUITES["synthetic"], Options()
-    return tuple(spec.name for spec in suite.agents(build_task(suite, options), options))
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the suites, print their tables, write the report."""
+    from assembly_gym.benchmarks.harness import fold_summary
+    from assembly_gym.benchmarks.report import write_report
+    from assembly_gym.benchmarks.suites import SUITES, run_suite
+    from assembly_gym.benchmarks.suites.base import build_task
+
     names = args.suite or (["unvotes"] if args.data else ["synthetic"])
     options = dataclass_from_flags(Options, args)
     wanted = tuple(args.agents) if args.agents else None

@@ -6,9 +6,9 @@ Examples:
     $ assembly-gym irl explain models/un --country France
     $ assembly-gym irl fit --data ../shared/data/un_documents --folds 5 --out models/docs
     $ assembly-gym irl explain models/docs --country France   # relative to no_action
-    $ assembly-gym irl predict --model models/un --data ../shared/data/unvotes --out votes.csv
+    $ assembly-gym irl predict models/un --data ../shared/data/unvotes --sessions 61-69 --out v.csv
 
-``predict`` reads only the folder's roll-call attribute files (``un_roll_calls.csv.gz``,
+``predict`` reads only an unvotes folder's roll-call attribute files (``un_roll_calls.csv.gz``,
 ``un_roll_call_issues.csv.gz``), never its vote table: a forecast of votes not yet cast.
 """
 
@@ -33,16 +33,12 @@ from assembly_gym.benchmarks.commands.arguments import (
 )
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.persist import atomic_write_text
-from assembly_gym.envs.legislative.data import (
-    ABSENT,
-    UNVOTES_FILES,
-    RollCallData,
-    load_roll_call_attributes,
-)
+from assembly_gym.envs.legislative.combined import combine_roll_calls
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
 from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
-from assembly_gym.envs.legislative.sources import roll_call_data
+from assembly_gym.envs.legislative.sources import roll_call_attributes, roll_call_data
 from assembly_gym.irl.maxent import Shrinkage
 from assembly_gym.irl.reward_model import MODEL_FILE, MODEL_KIND, RewardModel
 
@@ -138,6 +134,21 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
         "the majority on similar earlier roll calls (FeatureConfig.relations)",
     )
     fit.add_argument(
+        "--allies",
+        type=Number(int, low=0),
+        default=0,
+        metavar="K",
+        help="also how the country's K closest allies (by agreement in earlier sessions) voted "
+        "on similar earlier roll calls (FeatureConfig.allies; the bench uses 20; default 0: none)",
+    )
+    fit.add_argument(
+        "--lineage",
+        action="store_true",
+        help="also the country's vote on the resolution's latest earlier version, matched by "
+        "title words (FeatureConfig.lineage); `--relations --allies 20 --lineage` are the "
+        "bench's features",
+    )
+    fit.add_argument(
         "--no-standard-errors",
         action="store_true",
         help="skip the Laplace standard errors (faster)",
@@ -200,7 +211,16 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
         type=output_folder,
         default=None,
         metavar="DIR",
-        help="also write weights_heatmap.png and dendrogram.png of all countries into DIR",
+        help="also write weights_heatmap.png (countries: see --plot-countries) and "
+        "dendrogram.png (every country) into DIR",
+    )
+    explain.add_argument(
+        "--plot-countries",
+        type=Number(int, low=1, special=0),
+        default=30,  # irl.analysis.TOP_COUNTRIES, written out: --help imports no matplotlib
+        metavar="N",
+        help="with --plots: the heatmap draws the N countries with the largest weight norms "
+        "(default: 30; 0: all of them)",
     )
     explain.set_defaults(run=run_explain)
 
@@ -218,18 +238,29 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
 
     predict = actions.add_parser(
         "predict",
-        help="forecast votes on a folder's roll calls",
-        description="Forecast every country the model knows on every roll call of --data: "
-        "P(yes), P(no), P(abstain) per (roll call, country), written as CSV.",
+        help="forecast votes on roll calls from one or more sources",
+        description="Forecast every country the model knows on every roll call of --data (of "
+        "--sessions): P(yes), P(no), P(abstain) per (roll call, country), written as CSV with "
+        "the roll call's session. Reads the roll calls only, never their votes; features come "
+        "from the model's training votes of strictly earlier sessions.",
     )
     predict.add_argument("model", type=Path, metavar="MODEL_DIR", help=_MODEL_HELP)
     predict.set_defaults(positional_flag="--model")  # the old spelling, still taken
     predict.add_argument(
         "--data",
         required=True,
-        type=Path,
-        metavar="DIR",
-        help="folder with un_roll_calls.csv.gz and un_roll_call_issues.csv.gz",
+        action="append",
+        metavar="SRC",
+        help="the roll calls, as `bench --data` takes them: an unvotes folder (its "
+        "un_roll_calls.csv.gz and un_roll_call_issues.csv.gz only), a UN Digital Library CSV, "
+        "'unvotes' or 'synthetic'; give it again to combine sources (a roll call in two is "
+        "kept from the first given, and counted)",
+    )
+    predict.add_argument(
+        "--sessions",
+        default=None,
+        metavar="A-B",
+        help="forecast the roll calls of sessions A to B inclusive (default: all)",
     )
     predict.add_argument("--out", required=True, type=output_file, metavar="PREDICTIONS.csv",
                          help="the CSV file to write")  # fmt: skip
@@ -330,8 +361,9 @@ def _fit_and_save(
 
     l2 = args.l2 if args.l2 is not None else (DEFAULT_REAL_L2 if args.data else 10.0)
     config = FeatureConfig(
-        log_shares=not args.plain_features, text=args.text, relations=args.relations
-    )
+        log_shares=not args.plain_features, text=args.text, relations=args.relations,
+        allies=args.allies, lineage=args.lineage,
+    )  # fmt: skip
     model = fit_reward_model(
         data,
         countries,
@@ -455,9 +487,18 @@ def run_explain(args: argparse.Namespace) -> int:
 
         args.plots.mkdir(parents=True, exist_ok=True)
         heatmap = plot_weights_heatmap(
-            model.theta, model.countries, model.weight_names, args.plots / "weights_heatmap.png"
+            model.theta,
+            model.countries,
+            model.weight_names,
+            args.plots / "weights_heatmap.png",
+            max_countries=args.plot_countries or None,
         )
-        print(f"Wrote {heatmap}")
+        shown = args.plot_countries or len(model.countries)
+        if shown < len(model.countries):
+            print(f"Wrote {heatmap} (the {shown} of {len(model.countries)} countries with the "
+                  "largest weight norms; --plot-countries 0 draws every one)")  # fmt: skip
+        else:
+            print(f"Wrote {heatmap} (all {len(model.countries)} countries)")
         if len(model.countries) > 1:
             tree = plot_dendrogram(model.theta, model.countries, args.plots / "dendrogram.png")
             print(f"Wrote {tree}")
@@ -522,20 +563,26 @@ def _print_effects(model: RewardModel, country: str, top: int) -> pd.DataFrame:
             change += f"{100 * row[f'{action}_high']:+.1f})"
         print(f"Strongest preference: {row['description']} ({row['low']:.3g} → "
               f"{row['high']:.3g}) changes P({action}) by {change}.")  # fmt: skip
-    for kind, title in _SECTIONS:
-        rows = table[table["kind"] == kind].head(top)
+    sections = [(title, table[table["kind"] == kind].head(top)) for kind, title in _SECTIONS]
+    width = _feature_width(pd.concat([rows for _, rows in sections])["description"])
+    for title, rows in sections:
         if rows.empty:
             continue
         print(f"\n{title}")
         header = "".join(f"{'Δ P(' + a + ')':>23}" for a in actions)
-        print(f"{'':3}{'feature':<68}{'from → to':>14}{header}")
+        print(f"{'':3}{'feature':<{width}}{'from → to':>14}{header}")
         for rank, (_, row) in enumerate(rows.iterrows(), 1):
             moves = "".join(
                 f"{_interval(row[a], row[f'{a}_low'], row[f'{a}_high']):>23}" for a in actions
             )
             span = f"{row['low']:.2f} → {row['high']:.2f}"
-            print(f"{rank:>2} {row['description'][:67]:<68}{span:>14}{moves}")
+            print(f"{rank:>2} {row['description']:<{width}}{span:>14}{moves}")
     return table
+
+
+def _feature_width(descriptions: pd.Series) -> int:
+    """Characters of the feature column: the longest description shown, whole, and a space."""
+    return max((len(d) for d in descriptions), default=len("feature")) + 1
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -563,20 +610,22 @@ def run_compare(args: argparse.Namespace) -> int:
     else:
         agree = features
     header = "".join(f"{a:>24}" for a in actions)
+    differ = features.head(args.top)
+    agree = agree.sort_values("shared", ascending=False).head(args.top)
+    width = _feature_width(pd.concat([differ, agree])["description"])
     print(f"\nWhere they differ most (largest |z| of the difference first)\n{'':3}"
-          f"{'feature':<68}{'kind':<12}{header}{'|z|':>7}")  # fmt: skip
-    for rank, (_, row) in enumerate(features.head(args.top).iterrows(), 1):
+          f"{'feature':<{width}}{'kind':<12}{header}{'|z|':>7}")  # fmt: skip
+    for rank, (_, row) in enumerate(differ.iterrows(), 1):
         cells = "".join(f"{_difference(row, a):>24}" for a in actions)
-        print(f"{rank:>2} {row['description'][:67]:<68}{row['kind']:<12}{cells}{row['z']:>7.1f}")
+        print(f"{rank:>2} {row['description']:<{width}}{row['kind']:<12}{cells}{row['z']:>7.1f}")
     print(f"\nWhere they agree (both weigh it, no difference at 95%; {names[0]} / {names[1]})"
-          f"\n{'':3}{'feature':<68}{'kind':<12}{header}")  # fmt: skip
-    for rank, (_, row) in enumerate(agree.sort_values("shared", ascending=False)
-                                    .head(args.top).iterrows(), 1):  # fmt: skip
+          f"\n{'':3}{'feature':<{width}}{'kind':<12}{header}")  # fmt: skip
+    for rank, (_, row) in enumerate(agree.iterrows(), 1):
         cells = "".join(
             f"{row[f'{a}_{names[0]}']:+.2f} / {row[f'{a}_{names[1]}']:+.2f}".rjust(24)
             for a in actions
         )
-        print(f"{rank:>2} {row['description'][:67]:<68}{row['kind']:<12}{cells}")
+        print(f"{rank:>2} {row['description']:<{width}}{row['kind']:<12}{cells}")
     if args.csv is not None:
         atomic_write_text(args.csv, table.to_csv(float_format="%.6g"))
         print(f"Wrote {args.csv}")
@@ -634,7 +683,7 @@ def _explain_over_time(args: argparse.Namespace) -> int:
         wide = long[long["feature"].isin(chosen)].pivot(index="feature", columns="period",
                                                         values="yes")  # fmt: skip
         wide = 100 * wide.reindex(index=chosen, columns=periods)
-        wide.index = [str(describe(f))[:59] for f in chosen]
+        wide.index = [str(describe(f)) for f in chosen]
         print(f"\n{title}")
         with pd.option_context("display.width", 200, "display.max_columns", None):
             print(wide.to_string(float_format=lambda v: f"{v:+.1f}", na_rep="–"))
@@ -663,18 +712,30 @@ def _print_reference(model: RewardModel, reference: str, country: str | None) ->
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    """Forecast every known country's votes on every roll call of ``--data``."""
+    """Forecast every known country's votes on every roll call of ``--data`` (``--sessions``)."""
+    first, last = parse_sessions(args.sessions)
     model = RewardModel.load(args.model)
-    folder = args.data
-    if not (folder / UNVOTES_FILES["roll_calls"]).exists() and (folder / "unvotes").is_dir():
-        folder = folder / "unvotes"
-    if not (folder / UNVOTES_FILES["roll_calls"]).exists():
-        raise DataError(folder, f"no {UNVOTES_FILES['roll_calls']} in this folder")
-    roll_calls = load_roll_call_attributes(folder)
+    combined = combine_roll_calls(
+        [roll_call_attributes(source) for source in args.data], args.data, first=first, last=last
+    )
+    roll_calls = combined.roll_calls
+    if len(args.data) > 1:
+        parts = " + ".join(f"{n:,}" for n in combined.kept)
+        print(f"Combined {len(args.data)} sources: {parts} roll calls; {sum(combined.overlaps):,} "
+              "in more than one source (same session and symbol, or date and title) kept from "
+              "the first given")  # fmt: skip
+    if model.history is not None:
+        trained = np.intersect1d(roll_calls["session"].unique(), model.history.sessions)
+        if trained.size:
+            print(f"Note: {trained.size} forecast sessions ({trained[0]}–{trained[-1]}) are "
+                  "training sessions of the model: those forecasts are not held out")  # fmt: skip
     predictions = model.forecast(roll_calls, progress=not args.quiet)
+    session = dict(zip(roll_calls["rcid"], roll_calls["session"], strict=True))
+    predictions.insert(1, "session", predictions["rcid"].map(session))
     atomic_write_text(args.out, predictions.to_csv(index=False, float_format="%.6f"))
     print(
-        f"Wrote {len(predictions)} forecasts ({len(roll_calls)} roll calls × "
+        f"Wrote {len(predictions)} forecasts ({len(roll_calls)} roll calls of sessions "
+        f"{roll_calls['session'].min()}–{roll_calls['session'].max()} × "
         f"{len(model.countries)} countries) to {args.out}"
     )
     return 0

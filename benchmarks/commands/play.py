@@ -7,6 +7,9 @@ NO_ACTION), the action's number or its name, in any case; ``q`` or the end of in
 ``--expert`` plays what the country actually did instead. At the end a table lists, per step,
 your action beside the country's.
 
+Episodes are drawn from the held-out test sessions (``--split test``, the sessions agents are
+scored on: 61–69 of the real votes), unless ``--split`` or ``--session`` says otherwise.
+
 Without ``--data`` the country is one of the synthetic assembly's; a real country's name
 ("France") plays on the real UN votes when they are found (``$ASSEMBLY_GYM_DATA``, else
 ``../shared/data``), and says how to get them when they are not.
@@ -62,6 +65,13 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
         default=None,
         help="real data ('unvotes' or an unvotes folder); default: the synthetic assembly, "
         "or the real votes when --country names a real country",
+    )
+    parser.add_argument(
+        "--split",
+        choices=("test", "train", "all"),
+        default="test",
+        help="where the episode is drawn: the held-out later sessions agents are scored on "
+        "(test, the default), the training sessions, or all; --session overrides it",
     )
     parser.add_argument("--session", type=SESSION, default=None, help="the session to play")
     parser.add_argument(
@@ -184,7 +194,10 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     real = _real_country(args.country) if args.data is None else None
     env_class = RollCallEnv if args.env == "rollcall" else DeliberationEnv
     data = "unvotes" if real else args.data
-    env = env_class(data, country=args.country, session=args.session, render_mode="ansi")
+    split = None if args.session is not None or args.split == "all" else args.split
+    env = env_class(
+        data, country=args.country, session=args.session, split=split, render_mode="ansi"
+    )
     if real:
         stdout.write(f"{real} is in the real UN votes: playing on them (--data unvotes)\n")
     width = max(shutil.get_terminal_size().columns - 1, 40)

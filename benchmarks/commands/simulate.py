@@ -9,10 +9,10 @@ played with the baseline's draws.
 
 Examples:
     $ assembly-gym irl fit --data ../shared/data/unvotes --sessions 1-60 --out models/un
-    $ assembly-gym simulate --model models/un --data ../shared/data/unvotes --sessions 61-69 \
+    $ assembly-gym simulate models/un --data ../shared/data/unvotes --sessions 61-69 \
           --out runs/p5 --force P5=no --set important=1
     $ assembly-gym irl fit --sessions 1-15 --out models/synthetic
-    $ assembly-gym simulate --model models/synthetic --sessions 16-20 --out runs/synthetic
+    $ assembly-gym simulate models/synthetic --sessions 16-20 --out runs/synthetic
 
 ``--out`` is one artifact folder: ``results.json`` (its manifest: options, scores,
 counterfactual), ``results.md``, ``roll_calls.csv``, ``countries.csv`` and PNG plots.
@@ -78,8 +78,9 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
             "the same draws."
         ),
     )
-    parser.add_argument("--model", required=True, type=Path, metavar="MODEL_DIR",
+    parser.add_argument("model", type=Path, metavar="MODEL_DIR",
                         help="a reward model folder written by `irl fit`")  # fmt: skip
+    parser.set_defaults(positional_flag="--model")  # the old spelling, still taken
     add_data_source(parser, "an unvotes folder (or UNDL CSV); default: the synthetic assembly")
     parser.add_argument("--sessions", required=True, metavar="A-B",
                         help="simulate sessions A to B inclusive")  # fmt: skip
@@ -255,7 +256,7 @@ def _command(args: argparse.Namespace, interventions: Interventions) -> str:
     data = f" --data {args.data}" if args.data else ""
     flags = f" {interventions.describe()}" if interventions else ""
     return (
-        f"assembly-gym simulate --model {args.model}{data} --sessions {args.sessions} "
+        f"assembly-gym simulate {args.model}{data} --sessions {args.sessions} "
         f"--seed {args.seed}{flags} --out {args.out}"
     )
 

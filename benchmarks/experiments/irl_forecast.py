@@ -1,9 +1,12 @@
 """Real held-out forecast: ``irl fit`` on sessions ≤ 60, ``irl predict`` on 61–69, one table.
 
-1. λ (the prior precision) is chosen inside the training sessions only: fit on sessions
-   ≤ 55, score log-loss on 56–60 (described by ≤ 55, as a forecast), for each candidate.
-2. ``assembly-gym irl fit --data DIR --sessions 1-60 --all --l2 λ`` and
-   ``assembly-gym irl predict --model … --data DIR`` (which never opens the vote table).
+1. The features and λ (the prior precision) are chosen inside the training sessions only:
+   fit on sessions ≤ 55, score log-loss on 56–60 (described by ≤ 55, as a forecast), for
+   each feature set of ``FEATURE_SETS`` at λ = ``REAL_L2``, then for each λ on
+   ``REAL_FEATURES`` (the bench's).
+2. ``assembly-gym irl fit --data DIR --sessions 1-60 --all --relations --allies 20 --lineage
+   --l2 λ`` (the bench's features) and ``assembly-gym irl predict MODEL --data DIR`` (which
+   never opens the vote table).
 3. The forecasts are scored on every vote cast in sessions 61–69 by the countries that
    voted in both periods, beside the rows of ``assembly-gym bench --data DIR`` (the
    ``unvotes`` suite's baselines, scikit-learn's logistic regression and its linear MaxEnt
@@ -37,14 +40,34 @@ from assembly_gym.benchmarks.sweep.votes import forecast_log_loss
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, load_unvotes
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.irl.rollcall import fit_reward_model
 
-__all__ = ["add_arguments", "bench_rows", "run", "validate_l2"]
+__all__ = ["FEATURE_SETS", "add_arguments", "bench_rows", "run", "validate_features", "validate_l2"]
 
 METRICS = ("accuracy", "macro_f1", "log_loss")
 BENCH_AGENTS = ("random", "always-yes", "majority", "issue-majority", "last-similar-vote",
                 "logistic (sklearn)", "maxent-irl (linear)")  # fmt: skip
 CLI_AGENT = "maxent-irl (linear), irl fit + irl predict"
+FEATURE_SETS = {
+    "log shares": FeatureConfig(log_shares=True),
+    "log shares + agree_*": FeatureConfig(log_shares=True, relations=True),
+    "log shares + allies_*": FeatureConfig(log_shares=True, allies=REAL_FEATURES.allies),
+    "log shares + agree_* + allies_*": replace(REAL_FEATURES, lineage=False),
+    "log shares + agree_* + allies_* + lineage_* (REAL_FEATURES)": REAL_FEATURES,
+}
+"""The feature sets compared on validation sessions; the bench runs ``REAL_FEATURES``."""
+
+
+def validate_features(train: RollCallData, last_fit_session: int = 55) -> dict[str, float]:
+    """Validation log-loss of each of ``FEATURE_SETS`` at λ = ``REAL_L2``, by name."""
+    fit_part, validation = train.temporal_split(last_fit_session)
+    losses = {}
+    for name, config in FEATURE_SETS.items():
+        model = fit_reward_model(fit_part, l2=REAL_L2, feature_config=config, standard_errors=False)
+        losses[name] = forecast_log_loss(model, validation, fit_part)
+        print(f"  validation {name}: log-loss {losses[name]:.4f}", flush=True)
+    return losses
 
 
 def validate_l2(
@@ -104,6 +127,9 @@ def run(args: argparse.Namespace) -> None:
     data = load_unvotes(folder)
     split = TemporalSplit.of(data, last_train)
     print(f"Data {folder}; {split.describe()}")
+    print(f"Choosing the features: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}, "
+          f"λ = {REAL_L2:g}:")  # fmt: skip
+    validate_features(split.train, last_fit)
     print(f"Choosing λ: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}:")
     l2, _ = validate_l2(split.train, args.l2_grid, last_fit)
     same = "the λ of `bench` and `irl fit`" if l2 == REAL_L2 else f"`bench` uses {REAL_L2:g}"
@@ -121,6 +147,10 @@ def run(args: argparse.Namespace) -> None:
                 "--sessions",
                 f"1-{last_train}",
                 "--all",
+                "--relations",
+                "--allies",
+                str(REAL_FEATURES.allies),
+                "--lineage",
                 "--l2",
                 str(l2),
                 "--no-standard-errors",
@@ -135,7 +165,6 @@ def run(args: argparse.Namespace) -> None:
             [
                 "irl",
                 "predict",
-                "--model",
                 str(model_dir),
                 "--data",
                 str(folder),

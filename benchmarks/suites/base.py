@@ -5,7 +5,9 @@ the metrics. :func:`run_suite` builds the :class:`Task` — every agent sees the
 training demonstrations and is scored on the same held-out decisions — splits the work into
 (agent, countries) units, hands them to an :class:`~assembly_gym.benchmarks.executor.Executor`, and
 scores the predictions with bootstrap intervals over roll calls and a paired test against
-the best baseline.
+the best baseline. Where some agents ran on fewer countries (``AgentSpec.max_countries``), the
+result also scores every agent on the countries all of them ran on (:class:`CommonSubset`),
+so that one table compares them on the same decisions.
 
 Work units are small descriptors (:class:`Unit`: suite, options, agent, countries); the task
 goes to the executor once, beside them, and a worker that did not get it rebuilds it from
@@ -32,8 +34,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from assembly_gym.agents.base import Agent, EpisodicAgent
-from assembly_gym.benchmarks.commands.arguments import device as device_flag
 from assembly_gym.benchmarks.executor import Executor, UnitFailure, run_units
+from assembly_gym.benchmarks.options import Options
 from assembly_gym.benchmarks.statistics import (
     bootstrap_intervals,
     calibration_curve,
@@ -47,6 +49,7 @@ from assembly_gym.envs.legislative.rewards import FeatureMap
 
 __all__ = [
     "AgentSpec",
+    "CommonSubset",
     "Options",
     "Suite",
     "SuiteResult",
@@ -81,60 +84,6 @@ def single_threaded(function: Callable[P, R]) -> Callable[P, R]:
             return function(*args, **kwargs)
 
     return run
-
-
-@dataclass(frozen=True)
-class Options:
-    """Settings of one benchmark run: each field is a flag of ``assembly-gym bench``.
-
-    A field's metadata documents it: ``help`` is the help text of its flag (``--field-name``,
-    or metadata ``flag``); ``minimum`` and ``maximum`` bound a number; ``type`` parses and
-    checks a flag's text. The flags are made from
-    the fields by :func:`~assembly_gym.benchmarks.commands.add_dataclass_flags`.
-    """
-
-    data: str | None = field(default=None, metadata={
-        "help": "real data: an unvotes folder or a UN Digital Library CSV, or (deliberation) "
-        "a folder of trajectory files (default: the suite's synthetic assembly)",
-    })  # fmt: skip
-    seed: int = field(default=0, metadata={
-        "help": "seed of every random choice (data, agents, bootstrap)",
-        "minimum": 0, "maximum": 2**32 - 1,
-    })  # fmt: skip
-    last_train_session: int | None = field(default=None, metadata={
-        "help": "last training session (default: 60 on real data)", "minimum": 1,
-    })  # fmt: skip
-    folds: int | None = field(default=None, metadata={
-        "help": "K-fold cross-validation by resolution (seeded): K runs, each testing on one "
-        "fold of the resolutions, then the mean and spread across folds (deliberation suite)",
-        "metavar": "K", "minimum": 2,
-    })  # fmt: skip
-    fold: int | None = field(default=None, metadata={
-        "help": "with --folds: run only this fold (0 … K − 1)", "metavar": "I", "minimum": 0,
-    })  # fmt: skip
-    countries: tuple[str, ...] | None = field(default=None, metadata={
-        "help": "countries to evaluate (default: all with votes in both periods)",
-        "metavar": "NAME",
-    })  # fmt: skip
-    n_bootstrap: int = field(default=1000, metadata={
-        "help": "bootstrap resamples for the confidence intervals", "flag": "--bootstrap",
-        "metavar": "N", "minimum": 10,
-    })  # fmt: skip
-    quick: bool = field(default=False, metadata={
-        "help": "tiny sizes (tiny data, few epochs): a smoke test of the whole pipeline",
-    })  # fmt: skip
-    neural_width: int = field(default=32, metadata={
-        "help": "hidden units of the neural MaxEnt IRL reward (`assembly-gym sweep "
-        "neural-reward` tunes it)", "minimum": 1,
-    })  # fmt: skip
-    neural_weight_decay: float = field(default=10.0, metadata={
-        "help": "weight decay of the neural MaxEnt IRL reward, per demonstrated step",
-        "minimum": 0,
-    })  # fmt: skip
-    device: str = field(default="auto", metadata={
-        "help": "where the neural MaxEnt IRL reward trains: auto (the GPU when there is one), "
-        "cpu, cuda or cuda:N", "type": device_flag,
-    })  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -273,6 +222,37 @@ class Suite(Generic[TaskT]):
     runner: Runner | None = None
 
 
+@dataclass(frozen=True)
+class CommonSubset:
+    """Every scored agent re-scored on the countries all of them ran on.
+
+    A suite's table puts agents run on all countries beside agents run on the first few
+    (``AgentSpec.max_countries``); this is the like-for-like comparison.
+
+    Attributes:
+        countries: the countries every scored agent ran on, in task order (empty: none).
+        n: their held-out decisions.
+        table: one row per scored agent, the main table's columns, scored on these countries
+            only (intervals, and the paired test against the best baseline on them); no rows
+            where no country is common.
+    """
+
+    countries: tuple[str, ...]
+    n: int
+    table: pd.DataFrame
+
+    @property
+    def caption(self) -> str:
+        """One line naming the subset, e.g. ``Common subset: 3 countries …, 1,800 decisions``."""
+        if not self.countries:
+            return "Common subset: no country that every agent ran on, so no common table"
+        k = len(self.countries)
+        return (
+            f"Common subset: {k} {'country' if k == 1 else 'countries'} every agent ran on, "
+            f"{self.n:,} decisions"
+        )
+
+
 @dataclass
 class SuiteResult:
     """Scores of every agent of one suite.
@@ -293,6 +273,8 @@ class SuiteResult:
         extras: anything the suite adds for plots (e.g. learned reward weights).
         header: the text above the table (None: the split, class balance and chance level).
         plot_metrics: the metrics of the report's bar plots.
+        common: where the scored agents ran on different countries, every one of them
+            re-scored on the countries all of them ran on; else None.
     """
 
     suite: str
@@ -309,14 +291,42 @@ class SuiteResult:
     extras: dict[str, Any] = field(default_factory=dict)
     header: str | None = None
     plot_metrics: tuple[str, ...] = ("accuracy", "macro_f1", "log_loss")
+    common: CommonSubset | None = None
+
+    def tables(self) -> list[tuple[str, pd.DataFrame]]:
+        """The result's tables with a caption each: (caption, table), the main table first.
+
+        Where the agents ran on different countries, the second is :attr:`common` (no rows
+        where no country is common: its caption says so).
+        """
+        if self.common is None:
+            return [("Held-out scores of every agent", self.table)]
+        return [
+            ("Held-out scores of every agent; some ran on fewer countries (column countries): "
+             "the next table scores every agent on the countries all of them ran on", self.table),
+            (self.common.caption, self.common.table),
+        ]  # fmt: skip
 
     def to_markdown(self) -> str:
-        """The table as Markdown, under its header (default: split, balance and chance)."""
+        """The table as Markdown, under its header (default: split, balance and chance).
+
+        Where the agents ran on different countries, the header says so and the common
+        subset's table follows the main one, under its caption.
+        """
         from assembly_gym.benchmarks.report import markdown_table
 
         not_run = "".join(f"\n\nNot run: {name} ({why})." for name, why in self.skipped.items())
+        fewer, common = "", ""
+        if self.common is not None:
+            fewer = (
+                "\nSome agents ran on fewer countries (column countries): the second table "
+                "scores every agent on the countries all of them ran on."
+            )
+            common = f"\n\n{self.common.caption}."
+            if len(self.common.table):
+                common += "\n\n" + markdown_table(self.common.table)
         if self.header is not None:
-            return self.header + "\n\n" + markdown_table(self.table) + not_run
+            return self.header + fewer + "\n\n" + markdown_table(self.table) + common + not_run
         balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
         best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
         header = (
@@ -327,9 +337,10 @@ class SuiteResult:
             " In brackets: 95% bootstrap intervals over roll calls."
             + (f" Δ and p: log-loss against the best baseline ({best}), paired bootstrap."
                if best else "")
+            + fewer
             + "\n\n"
         )  # fmt: skip
-        return header + markdown_table(self.table) + not_run
+        return header + markdown_table(self.table) + common + not_run
 
 
 @dataclass
@@ -434,7 +445,7 @@ def _units(suite: Suite, task: Task, options: Options) -> list[Unit]:
 
 def run_suite(
     suite: Suite,
-    options: Options = Options(),
+    options: Options = Options(),  # noqa: B008 (frozen, so a shared default is safe)
     *,
     executor: Executor | None = None,
     progress: bool = True,
@@ -493,29 +504,10 @@ def _score(
     """Score every agent's predictions; an agent in ``failed`` gets its row, unscored."""
     rng = np.random.default_rng(options.seed)
     specs = {s.name: s for s in _agent_specs(suite, task, options)}
-    truth_rows = {}
-    scores: dict[str, GroupedScores] = {}
-    rows = []
-    for name, prediction in predictions.items():
-        y, probs, groups = _stack(task, prediction)
-        scores[name] = GroupedScores.from_predictions(y, probs, groups)
-        point = {k: float(v[0]) for k, v in scores[name].metrics().items()}
-        intervals = bootstrap_intervals(scores[name], options.n_bootstrap, rng)
-        row: dict[str, Any] = {"agent": name}
-        if any(spec.budget for spec in specs.values()):
-            row["budget"] = specs[name].budget or ""
-        for metric in suite.metrics:
-            row[metric], row[f"{metric}_ci"] = point[metric], intervals[metric]
-        if task.truth is not None:
-            truth_rows[name] = _truth_columns(task, task.truth, prediction)
-            row.update(truth_rows[name])
-        row.update(
-            countries=len(prediction.countries), n=len(y),
-            fit_seconds=prediction.fit_seconds, predict_seconds=prediction.predict_seconds,
-        )  # fmt: skip
-        rows.append(row)
-    table = _with_failed(rows, failed, order=list(specs))
+    table = _with_failed(_rows(suite, task, options, specs, predictions, rng), failed,
+                         order=list(specs))  # fmt: skip
     _paired_tests(table, specs, predictions, task, rng, options.n_bootstrap)
+    common = _common_subset(suite, task, options, specs, predictions, rng)
     y_all = np.concatenate([task.test_arrays(c)[1] for c in task.countries])
     balance = np.bincount(y_all, minlength=task.n_actions) / len(y_all)
     masks = np.concatenate([task.test_arrays(c)[2] for c in task.countries])
@@ -534,7 +526,65 @@ def _score(
             {name: p.learned for name, p in predictions.items()},
             task.layout.names, task.action_names,
         )},
+        common=common,
     )  # fmt: skip
+
+
+def _rows(
+    suite: Suite, task: Task, options: Options, specs: Mapping[str, AgentSpec],
+    predictions: Mapping[str, _Predictions], rng: np.random.Generator,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """One table row per scored agent: metrics, 95% intervals, truth columns, timings."""
+    rows = []
+    for name, prediction in predictions.items():
+        y, probs, groups = _stack(task, prediction)
+        scores = GroupedScores.from_predictions(y, probs, groups)
+        point = {k: float(v[0]) for k, v in scores.metrics().items()}
+        intervals = bootstrap_intervals(scores, options.n_bootstrap, rng)
+        row: dict[str, Any] = {"agent": name}
+        if any(spec.budget for spec in specs.values()):
+            row["budget"] = specs[name].budget or ""
+        for metric in suite.metrics:
+            row[metric], row[f"{metric}_ci"] = point[metric], intervals[metric]
+        if task.truth is not None:
+            row.update(_truth_columns(task, task.truth, prediction))
+        row.update(
+            countries=len(prediction.countries), n=len(y),
+            fit_seconds=prediction.fit_seconds, predict_seconds=prediction.predict_seconds,
+        )  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def _common_subset(
+    suite: Suite, task: Task, options: Options, specs: Mapping[str, AgentSpec],
+    predictions: Mapping[str, _Predictions], rng: np.random.Generator,
+) -> CommonSubset | None:  # fmt: skip
+    """Every scored agent re-scored on the countries all of them ran on.
+
+    Returns:
+        None where every scored agent ran on the same countries; else the subset (in task
+        order), with a table of the main table's columns and the paired test on the subset
+        (its best baseline picked on the subset); an empty table where no country is common.
+    """
+    if len({frozenset(p.countries) for p in predictions.values()}) <= 1:
+        return None
+    countries = tuple(c for c in task.countries if all(c in p.probs for p in predictions.values()))
+    restricted = {
+        name: _Predictions(
+            countries,
+            {c: p.probs[c] for c in countries},
+            p.fit_seconds,
+            p.predict_seconds,
+            {c: p.rewards[c] for c in countries if c in p.rewards},
+        )  # fmt: skip
+        for name, p in predictions.items()
+    }
+    table = pd.DataFrame(_rows(suite, task, options, specs, restricted, rng) if countries else [])
+    if countries:
+        _paired_tests(table, specs, restricted, task, rng, options.n_bootstrap)
+    n = sum(len(task.test_arrays(c)[1]) for c in countries)
+    return CommonSubset(countries, n, table)
 
 
 def _with_failed(

@@ -44,9 +44,13 @@ __all__ = [
 ]
 
 
-REAL_FEATURES = FeatureConfig(log_shares=True)
-"""The features of every forecast of real votes: the env's and every vote share on a log scale
-(what ``irl fit`` reads by default; the ``unvotes`` suite and ``experiment irl_forecast``)."""
+REAL_FEATURES = FeatureConfig(log_shares=True, relations=True, allies=20, lineage=True)
+"""The features of every forecast of real votes (the ``unvotes`` suite and ``experiment
+irl_forecast``): the env's, every vote share on a log scale, the agreement with the reference
+countries and the majority (``agree_*``), the votes of the country's 20 closest allies on
+similar earlier roll calls (``allies_*``) and its vote on last year's version of the resolution
+(``lineage_*``), each chosen on validation sessions (fit ≤ 55, scored 56–60) by
+``assembly-gym experiment irl_forecast``."""
 REAL_L2 = DEFAULT_REAL_L2
 """Linear MaxEnt IRL's λ on real votes, chosen on validation sessions (fit ≤ 55, scored 56–60)
 by ``assembly-gym experiment irl_forecast``; ``irl fit --data`` uses it too."""

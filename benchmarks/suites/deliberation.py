@@ -10,9 +10,11 @@ inside ``Simulator-v0`` (a learned world model) on each country's learned reward
 Trajectories (``--data DIR``, a folder of ``*.trajectory.json``, ``*.genealogy.json`` or
 ``*.marcxml[.gz]`` files; that folder and nothing else): where most resolutions record the
 plenary vote, the whole multi-step task on the complete episodes, split by session as the
-synthetic one. Where they do not (the UN documents of 2023 record sponsor lists of Third
-Committee drafts but hardly any votes), the task they support: who cosponsors the later
-drafts (by date), learned from the earlier ones.
+envs' ``split=`` (:func:`~assembly_gym.envs.legislative.sources.default_last_train_session`:
+sessions up to 60 where they reach past it, else the first three quarters). Where they do
+not (the UN documents of 2023 record sponsor lists of Third Committee drafts but hardly any
+votes), the task they support: who cosponsors the later drafts (by date), learned from the
+earlier ones.
 
 ``--folds K`` replaces the split by K folds of the resolutions (seeded,
 :func:`~assembly_gym.benchmarks.splits.resolution_folds`); ``--fold I`` picks the fold tested.
@@ -50,6 +52,7 @@ from assembly_gym.envs.legislative.resolutions import (
     ResolutionRecords,
     records_from_trajectories,
 )
+from assembly_gym.envs.legislative.sources import default_last_train_session
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
@@ -148,7 +151,7 @@ def _make_task(options: Options) -> Task:
         split = f"drafts up to {np.datetime64(int(cut), 'D')} train, later drafts test"
     else:
         sessions = records.resolutions["session"].to_numpy()
-        last = options.last_train_session or int(np.quantile(np.unique(sessions), 0.75))
+        last = options.last_train_session or default_last_train_session(np.unique(sessions))
         train = np.flatnonzero(sessions <= last)
         split = f"train sessions ≤ {last}, test sessions > {last}"
     if draft_only:

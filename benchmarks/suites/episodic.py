@@ -9,9 +9,10 @@ the task's held-out episodes, returning one score per episode for each metric
 ``runner``, runs one work unit per agent (the task must have ``split`` and ``source``
 attributes, one-line descriptions) on the run's executor and builds the usual
 :class:`~assembly_gym.benchmarks.suites.base.SuiteResult`: the mean of every metric with a 95%
-bootstrap interval over episodes, and a paired bootstrap test of one metric against the
-best baseline (the same resampled episodes for both agents). An agent whose unit the executor
-gave up on (Ray, after its retries) has a row of NaN and a ``note`` naming the failure.
+bootstrap interval over episodes (every agent plays the same episodes, so no subset table
+is needed), and a paired bootstrap test of one metric against the best baseline (the same
+resampled episodes for both agents). An agent whose unit the executor gave up on (Ray, after
+its retries) has a row of NaN and a ``note`` naming the failure.
 
 Example:
     >>> import numpy as np
@@ -116,7 +117,12 @@ class EpisodicRunner:
     ) -> pd.DataFrame:  # fmt: skip
         """One row per agent, in ``names`` order; a failed agent's has NaN and a ``note``."""
         rng = np.random.default_rng(options.seed)
-        n = len(next(iter(next(iter(played.values())).scores.values()))) if played else 0
+        counts = {len(v) for result in played.values() for v in result.scores.values()}
+        if len(counts) > 1:  # the paired test and the table need the same episodes
+            raise ValueError(
+                f"every agent must play the same held-out episodes, got {sorted(counts)} episodes"
+            )
+        n = counts.pop() if counts else 0
         weights = bootstrap_weights(n, options.n_bootstrap, rng) / n if played else None
         nothing = np.full(n, np.nan)
         rows = []

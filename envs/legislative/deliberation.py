@@ -60,6 +60,7 @@ __all__ = [
     "UNRECORDED_ACTION",
     "DeliberationEnv",
     "recorded_actions",
+    "session_records",
     "resolution_records",
     "support_share",
     "tally_dict",
@@ -288,7 +289,7 @@ def resolution_records(data: Any = None) -> ResolutionRecords:
     raise TypeError(f"cannot make resolution records from {type(data).__name__}")
 
 
-def _session_records(
+def session_records(
     records: ResolutionRecords,
     split: Split | None,
     sessions: tuple[int | None, int | None] | None,
@@ -449,7 +450,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         checked_options(defaults, self.RESET_OPTIONS, "Deliberation-v0")
         records = resolution_records(data)
         self.split = split
-        self.records, known = _session_records(records, split, sessions)
+        self.records, known = session_records(records, split, sessions)
         self.dynamics = dynamics or EmpiricalDynamics.fit(known)
         if self.dynamics.countries != self.records.country_names:
             raise ValueError("the dynamics were fitted on other countries than the records")

@@ -42,6 +42,20 @@ agree_<reference>     (only with ``FeatureConfig(relations=True)``) how often th
 agree_majority        (with ``relations=True``) the same with the plurality vote of all
                       countries as the reference: how often the country sided with the
                       assembly's majority on similar items
+allies_yes/no/abst.   (only with ``FeatureConfig(allies=k)``, k ≥ 1) how the country's k
+                      closest allies voted on the similar earlier roll calls (same
+                      neighbours and weights as similar_*). Allies are the countries that
+                      voted most often as it did in the sessions before the target, each
+                      session's agreement weighted by 2 ** (−age / 1 session), and each ally
+                      weighted by its agreement rate ** 8 (both chosen on validation
+                      sessions). Without an ally vote on a neighbour: its similar_* shares;
+                      with ``log_shares``, also ``log_allies_*``
+lineage_yes/no/abst.  (only with ``FeatureConfig(lineage=True)``) the country's vote on the
+                      roll call's lineage, the latest roll call of an earlier session on
+                      the same resolution title (one-hot; see
+                      :mod:`~assembly_gym.envs.legislative.lineage`); lineage_absent: it did
+                      not vote on it; lineage_none: the roll call has no lineage;
+                      lineage_age: sessions since the lineage / 10, clipped to [0, 1]
 ====================  =====================================================================
 
 "Earlier" means *strictly earlier sessions* of a history of votes. Inside one data set the
@@ -81,6 +95,7 @@ from sklearn.preprocessing import normalize
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.backoff import smoothed
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.envs.legislative.lineage import latest_lineage
 
 __all__ = [
     "CONTENT_NAMES",
@@ -94,6 +109,8 @@ __all__ = [
     "content_names",
     "feature_names",
     "fit_topics",
+    "LINEAGE_NAMES",
+    "ally_names",
     "relation_names",
     "roll_call_text",
 ]
@@ -110,12 +127,16 @@ _SHARE_NAMES = (
     "past_yes", "past_no", "past_abstain", "issue_yes", "issue_no", "issue_abstain",
 )  # fmt: skip
 LOG_SHARE_NAMES = tuple(f"log_{name}" for name in _SHARE_NAMES)
+LINEAGE_NAMES = ("lineage_yes", "lineage_no", "lineage_abstain", "lineage_absent",
+                 "lineage_none", "lineage_age")  # fmt: skip
 _SHARE_COLUMNS = [HISTORY_NAMES.index(name) for name in _SHARE_NAMES]
 _LOG_FLOOR = 0.01  # log_p = ln((p + floor) / floor) / ln((1 + floor) / floor)
 _N_ISSUE_KEYS = len(ISSUE_CODES) + 1  # the six issues and "no issue code"
 _UNIFORM = np.full(len(Vote), 1.0 / len(Vote))  # shares before any vote is counted
 REFERENCES = ("United States", "Russia", "China", "India")  # agree_* reference countries
 _TOPIC_WORDS = 3  # words in a topic's name
+_ALLY_HALF_LIFE = 1.0  # sessions after which an ally's earlier agreement counts half
+_ALLY_POWER = 8.0  # an ally's weight: its (smoothed) agreement rate ** power
 # Procedural words of the roll-call descriptions, which name no subject.
 _PROCEDURE_WORDS = frozenset(
     "add adopt adopted adopting agenda amend amended amendment amendments assembly comm comte "
@@ -153,6 +174,8 @@ class FeatureConfig:
             majority on similar earlier roll calls (``agree_*`` names).
         references: the reference countries of the ``agree_*`` features (names as in the
             data; one absent from the history gives the all-countries fallback).
+        allies: how many closest allies describe the ``allies_*`` features (0: none).
+        lineage: also give the country's vote on the roll call's lineage (``lineage_*``).
     """
 
     text_dims: int = 32
@@ -165,6 +188,8 @@ class FeatureConfig:
     text: Literal["hashed", "topics"] = "hashed"
     relations: bool = False
     references: tuple[str, ...] = REFERENCES
+    allies: int = 0
+    lineage: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "references", tuple(self.references))  # a list from JSON
@@ -187,6 +212,8 @@ class FeatureConfig:
             )
         if self.half_life is not None and self.half_life <= 0:
             raise ValueError(f"half_life must be > 0 or None, got {self.half_life}")
+        if self.allies < 0:
+            raise ValueError(f"allies must be ≥ 0, got {self.allies}")
 
 
 def content_names(
@@ -219,16 +246,31 @@ def relation_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
     return (*(f"agree_{_slug(name)}" for name in config.references), "agree_majority")
 
 
+def ally_names(config: FeatureConfig = FeatureConfig()) -> tuple[str, ...]:
+    """Names of the ``allies_*`` dimensions (and ``log_allies_*`` with ``log_shares``), in order.
+
+    Empty unless ``config.allies`` ≥ 1.
+    """
+    if not config.allies:
+        return ()
+    names = tuple(f"allies_{v.name.lower()}" for v in Vote)
+    return (*names, *(f"log_{name}" for name in names)) if config.log_shares else names
+
+
 def feature_names(
     config: FeatureConfig = FeatureConfig(), history: RollCallData | None = None
 ) -> tuple[str, ...]:
-    """Names of all observation dimensions (content, history, log shares, relations), in order.
+    """Names of all observation dimensions, in order.
+
+    Content, history, log shares, relations, allies, lineage.
 
     Raises:
         ValueError: ``text="topics"`` without a history (see :func:`content_names`).
     """
     extra = LOG_SHARE_NAMES if config.log_shares else ()
-    return (*content_names(config, history), *HISTORY_NAMES, *extra, *relation_names(config))
+    lineage = LINEAGE_NAMES if config.lineage else ()
+    return (*content_names(config, history), *HISTORY_NAMES, *extra, *relation_names(config),
+            *ally_names(config), *lineage)  # fmt: skip
 
 
 CONTENT_NAMES = content_names()
@@ -373,6 +415,10 @@ class RollCallFeatures:
             self._agreement_prior = (agreed + config.prior_strength * 0.5) / (
                 both + config.prior_strength
             )  # all countries' agreement with each reference, shrunk toward ½, (R, n_ref)
+        if config.allies:
+            self._ally_decay = self._session_decay()
+        if config.lineage:
+            self._lineage = latest_lineage(roll_calls, history.roll_calls)  # (R,), −1: none
 
     @property
     def n_roll_calls(self) -> int:
@@ -385,13 +431,14 @@ class RollCallFeatures:
         A country without history (a new member, or one the history lacks) gets the
         all-countries shares of the earlier sessions as its past and zero similar-vote coverage.
         """
+        row: int | None
         try:
             row = self.history.country_index(country)
         except DataError:
-            votes = np.full(self.history.n_roll_calls, ABSENT, dtype=np.int8)
+            row, votes = None, np.full(self.history.n_roll_calls, ABSENT, dtype=np.int8)
         else:
             votes = self.history.votes[row]
-        history = self._history_features(votes)
+        history = self._history_features(votes, row)
         return np.concatenate([self.content, history], axis=1).astype(np.float32)
 
     def for_countries(self, countries: Sequence[str]) -> np.ndarray:
@@ -479,8 +526,13 @@ class RollCallFeatures:
         mixed = np.einsum("rk,rkv->rv", self._weights, shares[self._neighbours][:, :, :2])
         return np.where(total > 0, mixed / np.maximum(total, 1e-300), 0.0)
 
-    def _history_features(self, votes: np.ndarray) -> np.ndarray:
-        """History block of one country's observations, shape (R, n_history)."""
+    def _history_features(self, votes: np.ndarray, row: int | None) -> np.ndarray:
+        """History block of one country's observations, shape (R, n_history).
+
+        Args:
+            votes: the country's history votes, shape (R_history,).
+            row: its row in the history (None: not in it).
+        """
         strength = self.config.prior_strength
         past_counts, issue_counts = self._cumulative_counts(votes)
         past = smoothed(past_counts, self._prior, strength)
@@ -504,7 +556,70 @@ class RollCallFeatures:
             block = np.column_stack([block, logs.clip(0.0, 1.0)])
         if self.config.relations:
             block = np.column_stack([block, self._relations(votes).clip(0.0, 1.0)])
+        if self.config.allies:
+            allies = self._allies(votes, row, similar).clip(0.0, 1.0)
+            if self.config.log_shares:
+                allies = np.column_stack([allies, np.log1p(allies / _LOG_FLOOR) / np.log1p(
+                    1.0 / _LOG_FLOOR)])  # fmt: skip
+            block = np.column_stack([block, allies.clip(0.0, 1.0)])
+        if self.config.lineage:
+            block = np.column_stack([block, self._lineage_block(votes)])
         return block
+
+    def _lineage_block(self, votes: np.ndarray) -> np.ndarray:
+        """The ``lineage_*`` block of one country, shape (R, 6)."""
+        has = self._lineage >= 0
+        vote = np.full(self.n_roll_calls, -2)  # -2: no lineage
+        vote[has] = votes[self._lineage[has]]
+        onehot = np.stack([vote == v for v in Vote] + [vote == ABSENT, ~has], axis=1)
+        lineage_sessions = self.history.roll_calls["session"].to_numpy()[self._lineage[has]]
+        age = np.zeros(self.n_roll_calls)
+        age[has] = np.clip((self.sessions[has] - lineage_sessions) / 10.0, 0.0, 1.0)
+        return np.column_stack([onehot, age])
+
+    def _session_decay(self) -> np.ndarray:
+        """Weight of each history session for each target, shape (R, n_history_sessions).
+
+        Sessions strictly before the target's count, the latest of them 1, each earlier one
+        halved every ``_ALLY_HALF_LIFE`` sessions; later sessions 0.
+        """
+        sessions = self.history.sessions.astype(float)
+        if len(sessions) == 0:
+            return np.zeros((self.n_roll_calls, 0))
+        latest = sessions[np.maximum(self._before - 1, 0)]  # (R,)
+        earlier = np.arange(len(sessions))[None, :] < self._before[:, None]
+        age = latest[:, None] - sessions[None, :]
+        return np.where(earlier, 2.0 ** (-age / _ALLY_HALF_LIFE), 0.0)
+
+    def _allies(self, votes: np.ndarray, row: int | None, fallback: np.ndarray) -> np.ndarray:
+        """The ``allies_*`` block of one country, shape (R, 3).
+
+        Args:
+            votes: the country's history votes, shape (R_history,).
+            row: its row in the history, which is never its own ally (None: not in it).
+            fallback: its similar_* shares, shape (R, 3), where no ally voted on a neighbour.
+        """
+        everyone = self.history.votes  # (n, R_h)
+        if everyone.shape[1] == 0:
+            return fallback
+        both = (everyone != ABSENT) & (votes != ABSENT)[None]
+        same = (both & (everyone == votes[None])).astype(np.float64)
+        starts = np.searchsorted(self._history_sessions, np.arange(len(self.history.sessions)))
+        agreed = self._ally_decay @ np.add.reduceat(same, starts, axis=1).T  # (R, n)
+        cast = self._ally_decay @ np.add.reduceat(both.astype(np.float64), starts, axis=1).T
+        weight = np.where(cast > 0, ((agreed + 1.0) / (cast + 2.0)) ** _ALLY_POWER, 0.0)
+        if row is not None:
+            weight[:, row] = 0.0
+        keep = min(self.config.allies, weight.shape[1])
+        allies = np.argpartition(-weight, keep - 1, axis=1)[:, :keep]  # (R, a)
+        ally_weight = np.take_along_axis(weight, allies, axis=1)
+        ally_votes = everyone[allies[:, :, None], self._neighbours[:, None, :]]  # (R, a, k)
+        mass = np.where(
+            ally_votes != ABSENT, ally_weight[:, :, None] * self._weights[:, None, :], 0.0
+        )
+        shares = np.stack([(mass * (ally_votes == v)).sum(axis=(1, 2)) for v in Vote], axis=1)
+        total = shares.sum(axis=1, keepdims=True)
+        return np.where(total > 0, shares / np.maximum(total, 1e-300), fallback)
 
     def _reference_votes(self) -> np.ndarray:
         """Votes of each reference, then the plurality vote, on the history, (n_ref + 1, R_h).

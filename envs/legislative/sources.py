@@ -7,10 +7,16 @@ from pathlib import Path
 from typing import Literal, Union
 
 import numpy as np
+import pandas as pd
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
-from assembly_gym.envs.legislative.data import RollCallData, load_roll_calls_cached
+from assembly_gym.envs.legislative.data import (
+    UNVOTES_FILES,
+    RollCallData,
+    load_roll_call_attributes,
+    load_roll_calls_cached,
+)
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,
     SyntheticConfig,
@@ -24,6 +30,7 @@ __all__ = [
     "default_assembly",
     "default_last_train_session",
     "first_three_quarters",
+    "roll_call_attributes",
     "roll_call_data",
     "session_window",
 ]
@@ -117,14 +124,51 @@ def roll_call_data(spec: DataSpec = None) -> RollCallData:
         return spec.data
     if isinstance(spec, RollCallData):
         return spec
+    if isinstance(spec, (str, Path)):
+        return load_roll_calls_cached(_real_path(spec))
+    raise TypeError(f"data must be None, 'synthetic', 'unvotes', a path or data, not {type(spec)}")
+
+
+def roll_call_attributes(spec: DataSpec = None) -> pd.DataFrame:
+    """The roll calls of a data specification, never reading votes kept apart from them.
+
+    Takes what :func:`roll_call_data` takes. An ``unvotes`` folder (or a folder holding one in
+    ``unvotes/``) is read through its roll-call files only
+    (:func:`~assembly_gym.envs.legislative.data.load_roll_call_attributes`), never
+    ``un_votes.csv.gz``: it may hold roll calls whose votes are not cast yet. A UN Digital
+    Library CSV holds each roll call in its vote rows: it is read whole and only its roll
+    calls are returned.
+
+    Returns:
+        One row per roll call with
+        :data:`~assembly_gym.envs.legislative.data.ROLL_CALL_COLUMNS`, in time order.
+
+    Raises:
+        DataError: the source is missing, unreadable or of no known layout.
+    """
+    if not isinstance(spec, (str, Path)) or spec == "synthetic":
+        return roll_call_data(spec).roll_calls
+    path = _real_path(spec)
+    if path.is_file():
+        return load_roll_calls_cached(path).roll_calls
+    for folder in (path, path / "unvotes"):
+        if (folder / UNVOTES_FILES["roll_calls"]).is_file():
+            return load_roll_call_attributes(folder)
+    raise DataError(path, f"no {UNVOTES_FILES['roll_calls']} in this folder")
+
+
+def _real_path(spec: str | Path) -> Path:
+    """The existing path that ``"unvotes"`` or a path names.
+
+    Raises:
+        DataError: the real data or the path is not found (naming what was tried).
+    """
     if isinstance(spec, str) and spec == "unvotes":
         folder = unvotes_dir()
         if folder is None:
             raise DataError("unvotes", real_data_missing("unvotes", "un_votes.csv.gz"))
         spec = folder
-    if isinstance(spec, (str, Path)):
-        path = Path(spec).expanduser().resolve()
-        if not path.exists():
-            raise DataError(path, "file or folder not found")
-        return load_roll_calls_cached(path)
-    raise TypeError(f"data must be None, 'synthetic', 'unvotes', a path or data, not {type(spec)}")
+    path = Path(spec).expanduser().resolve()
+    if not path.exists():
+        raise DataError(path, "file or folder not found")
+    return path

@@ -27,6 +27,10 @@ once.
 * Infos: ``session``, ``rcid`` (the roll call to vote on next), ``voted_rcid`` and
   ``recorded_action`` (the country's recorded vote on the roll call just voted, revealed
   once it has acted; −1 at reset or where it cast none).
+* Split: ``split="train"`` draws the training sessions (up to 60 of the real votes, 15 of
+  the synthetic 20, as ``bench`` and ``RollCall-v0``), ``split="test"`` the later ones,
+  described by the training sessions' votes only; ``sessions=(first, last)`` any other range.
+  Both variants take them.
 * Render: "ansi" (text) and "rgb_array" (the hemicycle of
   :mod:`assembly_gym.envs.legislative.render`: the agents' votes on the roll call just voted).
 """
@@ -53,7 +57,7 @@ from assembly_gym.envs.legislative.observation import (
 )
 from assembly_gym.envs.legislative.render import AssemblyView, Hemicycle, Seat, seat_order
 from assembly_gym.envs.legislative.rewards import RewardFn
-from assembly_gym.envs.legislative.sources import DataSpec, roll_call_data
+from assembly_gym.envs.legislative.sources import DataSpec, Split, roll_call_data, session_window
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase, checked_actions, tally_text
 from assembly_gym.envs.multiagent.deliberation import DeliberationParallelEnv
 from assembly_gym.envs.multiagent.rewards import CountryRewards
@@ -81,11 +85,16 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         window: episodes of at most ``window`` consecutive roll calls of the session,
             starting at a drawn roll call (None: the whole session).
         feature_config: settings of the countries' own features.
+        split: "train" (sessions up to 60 of the real votes, 15 of the synthetic 20, as
+            ``bench`` and ``RollCall-v0``), "test" (the later ones, described by the training
+            sessions' votes only) or None (all sessions).
+        sessions: ``(first, last)``, inclusive, None unbounded: any other range of sessions
+            (described by all the data); not with ``split``.
 
     Raises:
-        ValueError: an unknown variant or render mode, ``window`` < 1, or ``rewards``
-            lacking a country of the data.
-        DataError: ``session`` has no roll call in the data.
+        ValueError: an unknown variant, render mode or split, ``window`` < 1, ``split`` and
+            ``sessions`` both given, or ``rewards`` lacking a country of the data.
+        DataError: ``session`` has no roll call in the data (or in the split's sessions).
     """
 
     RESET_OPTIONS: OptionTypes = {"session": (int,), "window": (int,)}
@@ -101,23 +110,29 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         session: int | None = None,
         window: int | None = None,
         feature_config: FeatureConfig | None = None,
+        split: Split | None = None,
+        sessions: tuple[int | None, int | None] | None = None,
     ) -> None:
         if variant != "rollcall":
             raise ValueError(f"variant must be 'rollcall' here (parallel_env: {VARIANTS})")
         self._check_render_mode(render_mode)
         if window is not None and window < 1:
             raise ValueError(f"window must be ≥ 1, got {window}")
-        self.data = roll_call_data(data)
+        full = roll_call_data(data)
+        first, last, known = session_window(full.sessions, split, sessions)
+        self.split = split
+        self.data = full if first is None and last is None else full.select_sessions(first, last)
+        self.history = full if known is None else full.select_sessions(None, known)
         self.variant, self.render_mode, self.max_cycles = variant, render_mode, max_cycles
         self.window, self.feature_config = window, feature_config or FeatureConfig()
         self.possible_agents: list[str] = list(self.data.country_names)
         self.agents: list[str] = []
         self.rewards = CountryRewards(self.possible_agents, rewards)
-        sessions = self.data.roll_calls["session"].to_numpy()
+        session_of = self.data.roll_calls["session"].to_numpy()
         self._rcids = self.data.roll_calls["rcid"].to_numpy(dtype=np.int64)
         self._labels = self.data.roll_calls["symbol"].fillna("").astype(str).to_numpy()
-        self.sessions, starts = np.unique(sessions, return_index=True)
-        self._bounds = np.append(starts, len(sessions))  # session i: columns bounds[i]:[i+1]
+        self.sessions, starts = np.unique(session_of, return_index=True)
+        self._bounds = np.append(starts, len(session_of))  # session i: columns bounds[i]:[i+1]
         cast = (self.data.votes != ABSENT).astype(np.int64)
         self._members = np.add.reduceat(cast, starts, axis=1).T > 0 if len(starts) else cast.T
         if session is not None and session not in self.sessions:
@@ -296,13 +311,13 @@ class AssemblyParallelEnv(AssemblyEnvBase):
     def session_features(self, index: int) -> np.ndarray:
         """The members' own features on every roll call of session ``index``, (M, R_s, d).
 
-        Computed with the session's roll calls as targets and the whole data as history
-        (only strictly earlier sessions describe them: the values ``RollCall-v0`` shows);
-        members in :attr:`possible_agents` order.
+        Computed with the session's roll calls as targets and :attr:`history` (only strictly
+        earlier sessions describe them: the values ``RollCall-v0`` shows); members in
+        :attr:`possible_agents` order.
         """
         first, last = self._bounds[index], self._bounds[index + 1]
         features = RollCallFeatures(
-            self.data.roll_calls.iloc[first:last], self.data, self.feature_config
+            self.data.roll_calls.iloc[first:last], self.history, self.feature_config
         )
         rows = np.flatnonzero(self._members[index])
         return features.for_countries([self.possible_agents[r] for r in rows])

@@ -62,6 +62,7 @@ from assembly_gym.envs.legislative.deliberation import (
     UNRECORDED_ACTION,
     recorded_actions,
     resolution_records,
+    session_records,
     tally_dict,
     write_stage_outcomes,
 )
@@ -80,6 +81,7 @@ from assembly_gym.envs.legislative.render import (
 )
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED
 from assembly_gym.envs.legislative.rewards import RewardFn
+from assembly_gym.envs.legislative.sources import Split
 from assembly_gym.envs.legislative.spaces import Action, Stage
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase, checked_actions, tally_text
 from assembly_gym.envs.multiagent.rewards import CountryRewards
@@ -109,10 +111,16 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         window: resolutions per episode, consecutive in the session from a drawn one
             (None: the whole session).
         feature_config: settings of the countries' own features.
+        split: "train", "test" or None, as ``Deliberation-v0``'s (the test sessions' features
+            come from the training sessions' plenary votes only).
+        sessions: ``(first, last)``, inclusive, None unbounded: any other range; not with
+            ``split``.
 
     Raises:
-        ValueError: an unknown render mode, ``window`` < 1, or ``rewards`` lacking a country.
-        DataError: an unknown ``resolution``, or ``session`` without resolutions.
+        ValueError: an unknown render mode or split, ``window`` < 1, ``split`` and ``sessions``
+            both given, or ``rewards`` lacking a country.
+        DataError: an unknown ``resolution``, ``session`` without resolutions, or a range
+            without resolutions.
     """
 
     variant = "deliberation"
@@ -132,11 +140,14 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         session: int | None = None,
         window: int | None = 1,
         feature_config: FeatureConfig | None = None,
+        split: Split | None = None,
+        sessions: tuple[int | None, int | None] | None = None,
     ) -> None:
         self._check_render_mode(render_mode)
         if window is not None and window < 1:
             raise ValueError(f"window must be ≥ 1, got {window}")
-        self.records = resolution_records(data)
+        self.split = split
+        self.records, self._known = session_records(resolution_records(data), split, sessions)
         self.render_mode, self.max_cycles, self.window = render_mode, max_cycles, window
         self.feature_config = feature_config or FeatureConfig()
         self.possible_agents: list[str] = list(self.records.country_names)
@@ -321,8 +332,8 @@ class DeliberationParallelEnv(AssemblyEnvBase):
 
     @functools.cached_property
     def _history(self) -> Any:
-        """The records' plenary votes as roll-call data, the features' history."""
-        return self.records.plenary_history()
+        """The plenary votes that describe the past (the training sessions' with ``split``)."""
+        return self._known.plenary_history()
 
     @functools.cached_property
     def _hemicycle(self) -> tuple[Hemicycle, np.ndarray]:

@@ -88,3 +88,22 @@ def test_every_command_and_argument_is_described():
 def test_bench_lists_the_agent_names_it_accepts():
     bench = next(p for p in subcommand_parsers(build_parser()) if p.prog == "assembly-gym bench")
     assert "random, always-yes, majority" in " ".join(bench.format_help().split())
+
+
+def test_bench_help_imports_no_suite_and_no_torch():
+    modules, printed = _imported("bench", "--help")
+    assert "usage: assembly-gym bench" in printed
+    assert "debate allocator, imitation BC, planted (oracle)" in " ".join(printed.split())
+    heavy = {"torch", "assembly_gym.benchmarks.suites", "assembly_gym.benchmarks.report"}
+    assert not heavy & modules
+
+
+def test_the_names_bench_help_lists_are_the_suites():
+    from assembly_gym.benchmarks.options import SUITE_NAMES, SYNTHETIC_AGENTS, Options
+    from assembly_gym.benchmarks.suites import SUITES
+    from assembly_gym.benchmarks.suites.base import build_task
+
+    assert SUITE_NAMES == tuple(sorted(SUITES))
+    synthetic, options = SUITES["synthetic"], Options()
+    agents = synthetic.agents(build_task(synthetic, options), options)
+    assert SYNTHETIC_AGENTS == tuple(spec.name for spec in agents)

@@ -12,7 +12,7 @@ from assembly_gym.agents.base import Agent
 from assembly_gym.benchmarks.commands.bench import _restricted
 from assembly_gym.benchmarks.executor import LocalExecutor
 from assembly_gym.benchmarks.suites import SUITES, Options, run_suite
-from assembly_gym.benchmarks.suites.base import AgentSpec, build_task
+from assembly_gym.benchmarks.suites.base import AgentSpec, CommonSubset, build_task
 from assembly_gym.benchmarks.suites.catalog import REAL_FEATURES, REAL_L2
 from assembly_gym.envs.legislative.observation import feature_names
 
@@ -104,14 +104,17 @@ def test_same_seed_same_numbers_other_seed_other_intervals():
 
 def test_deliberation_suite_scores_masked_multi_step_decisions():
     cheap = ("random", "majority", "maxent-irl (multi-step)")
-    result = run_suite(_restricted(SUITES["deliberation"], cheap), QUICK, progress=False)
+    suite = _with_one_agent_on(2, SUITES["deliberation"], cheap)  # as GAIL, AIRL, MaskablePPO
+    result = run_suite(suite, QUICK, progress=False)
     table = result.table.set_index("agent")
     assert set(table.index) == set(cheap)
     assert "cosponsor" in result.class_balance and "no_action" in result.class_balance
     # chance is the uniform guess among valid actions (2 at the draft, 4 at a vote)
     assert result.chance_log_loss == pytest.approx((np.log(2) + 2 * np.log(4)) / 3)
     assert table.loc["random", "log_loss"] == pytest.approx(result.chance_log_loss)
-    assert table.loc["maxent-irl (multi-step)", "log_loss"] < table.loc["majority", "log_loss"]
+    assert result.common is not None and result.common.countries == result.countries[:2]
+    common = result.common.table.set_index("agent")
+    assert common.loc["maxent-irl (multi-step)", "log_loss"] < common.loc["majority", "log_loss"]
 
 
 @pytest.mark.real_data
@@ -286,3 +289,56 @@ def test_the_device_flag_is_checked_where_it_is_parsed():
     assert dataclass_from_flags(Options, parser.parse_args(["--device", "cpu"])).device == "cpu"
     with pytest.raises(SystemExit):
         parser.parse_args(["--device", "tpu"])
+
+
+def _with_one_agent_on(countries: int | None, suite=SUITES["synthetic"], cheap=CHEAP):
+    """The ``cheap`` agents of ``suite``, the last of them run on its first ``countries``."""
+
+    def agents(task, options):
+        specs = [s for s in suite.agents(task, options) if s.name in cheap]
+        return [replace(s, max_countries=countries) if s.name == cheap[-1] else s for s in specs]
+
+    return replace(suite, agents=agents)
+
+
+def test_agents_on_fewer_countries_are_also_scored_on_the_common_subset():
+    result = run_suite(_with_one_agent_on(3), QUICK, progress=False)
+    task = build_task(SUITES["synthetic"], QUICK)
+    common = result.common
+    assert common is not None and common.countries == task.countries[:3]
+    assert common.n == sum(len(task.test_arrays(c)[1]) for c in common.countries)
+    assert common.caption == (
+        f"Common subset: 3 countries every agent ran on, {common.n:,} decisions"
+    )
+    subset = common.table.set_index("agent")
+    assert list(subset.index) == list(CHEAP)
+    assert list(common.table.columns) == list(result.table.columns)
+    assert (subset["countries"] == 3).all() and (subset["n"] == common.n).all()
+    # the agent run on 3 countries scores the same in both tables; the others are re-scored
+    main = result.table.set_index("agent")
+    assert subset.loc[CHEAP[-1], "log_loss"] == pytest.approx(main.loc[CHEAP[-1], "log_loss"])
+    assert subset.loc["majority", "n"] < main.loc["majority", "n"]
+    assert subset["p_value"].notna().all() and subset["vs_best_baseline"].iloc[0] in CHEAP
+    (caption, table), (subset_caption, subset_table) = result.tables()
+    assert table is result.table and "fewer countries" in caption
+    assert subset_caption == common.caption and subset_table is common.table
+    text = result.to_markdown()
+    assert "Some agents ran on fewer countries" in text
+    assert text.index(common.caption) > text.index("| majority")  # under the main table
+
+
+def test_agents_on_the_same_countries_get_one_table_and_no_common_country_is_said():
+    result = run_suite(_with_one_agent_on(None), QUICK, progress=False)
+    assert result.common is None and len(result.tables()) == 1
+    assert "fewer countries" not in result.to_markdown()
+    empty = replace(result, common=CommonSubset((), 0, pd.DataFrame()))
+    caption = "Common subset: no country that every agent ran on, so no common table"
+    assert empty.tables()[1][0] == caption and empty.tables()[1][1].empty
+    assert empty.to_markdown().count(caption) == 1
+
+
+def test_episodic_agents_must_play_the_same_episodes():
+    scores = {"eight": {"reward": np.zeros(8), "mse": np.zeros(8)},
+              "five": {"reward": np.zeros(5), "mse": np.zeros(5)}}  # fmt: skip
+    with pytest.raises(ValueError, match=r"same held-out episodes, got \[5, 8\] episodes"):
+        run_suite(_episodic_suite(scores, {"eight"}), QUICK, progress=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 from assembly_gym.irl.explanation import (
     compare_weights,
     country_decisions,
@@ -28,6 +29,10 @@ def test_every_feature_is_said_in_words() -> None:
     assert "majority" in describe_feature("agree_majority")
     assert describe_feature("topic: nuclear · test · ban") == "topic: nuclear · test · ban"
     assert describe_feature("text_07").startswith("hashed word bucket 7")
+    assert describe_feature("log_allies_no").startswith("how its closest allies voted no")
+    assert describe_feature("lineage_yes").startswith("its yes vote on the resolution")
+    every = feature_names(FeatureConfig(log_shares=True, relations=True, allies=3, lineage=True))
+    assert all(describe_feature(name) != name for name in every)  # none left as a code
 
 
 @pytest.mark.parametrize(
@@ -35,7 +40,8 @@ def test_every_feature_is_said_in_words() -> None:
     [("issue_hr", "preference"), ("amend", "preference"), ("topic: a · b · c", "preference"),
      ("similar_top", "preference"), ("log_similar_yes", "habit"), ("issue_abstain", "habit"),
      ("similar_coverage", "habit"), ("past_no", "habit"), ("consensus_yes", "alignment"),
-     ("agree_china", "alignment"), ("bias", "bias")],
+     ("agree_china", "alignment"), ("allies_yes", "alignment"), ("log_allies_no", "alignment"),
+     ("lineage_no", "habit"), ("lineage_none", "habit"), ("bias", "bias")],
 )  # fmt: skip
 def test_habits_are_apart_from_preferences(name: str, kind: str) -> None:
     assert feature_kind(name) == kind

@@ -45,12 +45,10 @@ def test_unknown_agent_is_a_one_line_error(capsys):
 
 
 def test_an_agent_unknown_to_a_later_suite_stops_before_the_first_runs(capsys, monkeypatch):
-    import assembly_gym.benchmarks.commands.bench as bench
-
     def forbidden(*args, **kwargs):
         raise AssertionError("a suite ran before every suite's agents were checked")
 
-    monkeypatch.setattr(bench, "run_suite", forbidden)
+    monkeypatch.setattr("assembly_gym.benchmarks.suites.run_suite", forbidden)
     code = main(["bench", "--quiet", "--quick", "--suite", "synthetic", "deliberation",
                  "--agents", "planted (oracle)"])  # fmt: skip
     err = capsys.readouterr().err
@@ -150,13 +148,11 @@ def test_bench_flags_are_the_options_fields(capsys):
 
 
 def _forbid_work(monkeypatch) -> None:
-    import assembly_gym.benchmarks.commands.bench as bench
-
     def forbidden(*args, **kwargs):
         raise AssertionError("work started before the executor was checked")
 
-    monkeypatch.setattr(bench, "run_suite", forbidden)
-    monkeypatch.setattr(bench, "build_task", forbidden)
+    monkeypatch.setattr("assembly_gym.benchmarks.suites.run_suite", forbidden)
+    monkeypatch.setattr("assembly_gym.benchmarks.suites.base.build_task", forbidden)
 
 
 def test_executor_ray_without_ray_names_the_install_before_any_work(capsys, monkeypatch):

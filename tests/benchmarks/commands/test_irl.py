@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import gzip
 import io
+import re
 import shutil
 from pathlib import Path
 
@@ -45,7 +46,13 @@ def test_explain_prints_one_country_or_the_summary(fitted: Path, tmp_path: Path,
     text = capsys.readouterr().out
     assert "Reward weights of Country 002" in text and "issue_hr" in text and "yes_se" in text
     assert main(["irl", "explain", str(fitted), "--plots", str(tmp_path)]) == 0
-    assert "across 6 countries" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "across 6 countries" in text and "(all 6 countries)" in text
+    flags = ["--plots", str(tmp_path), "--plot-countries"]
+    assert main(["irl", "explain", str(fitted), *flags, "4"]) == 0
+    assert "the 4 of 6 countries with the largest weight norms" in capsys.readouterr().out
+    assert main(["irl", "explain", str(fitted), *flags, "0"]) == 0
+    assert "(all 6 countries)" in capsys.readouterr().out
     assert (tmp_path / "weights_heatmap.png").stat().st_size > 1000
     assert (tmp_path / "dendrogram.png").stat().st_size > 1000
 
@@ -74,7 +81,7 @@ def test_predict_never_opens_the_vote_table(
     assert any("un_roll_calls.csv.gz" in path for path in opened)
     assert not any(path.endswith("un_votes.csv.gz") for path in opened)
     table = pd.read_csv(out, keep_default_na=False)
-    assert list(table.columns) == ["rcid", "country_code", "p_yes", "p_no", "p_abstain"]
+    assert list(table.columns) == ["rcid", "session", "country_code", "p_yes", "p_no", "p_abstain"]
     assert len(table) == 180 * 6  # every roll call (also sessions 5–6, never seen) × country
     np.testing.assert_allclose(table[["p_yes", "p_no", "p_abstain"]].sum(axis=1), 1.0, atol=1e-5)
 
@@ -136,6 +143,8 @@ def test_explain_leads_with_effects_in_words(fitted: Path, tmp_path: Path, capsy
     table = pd.read_csv(csv, index_col="feature")
     assert {"yes", "yes_low", "yes_high", "kind", "description"} <= set(table.columns)
     assert "bias" not in table.index and len(table) == len(RewardModel.load(fitted).obs_names)
+    shown = re.findall(r"^ ?\d \b(.+?)\s{2,}", text, flags=re.MULTILINE)  # the ranked rows
+    assert len(shown) >= 4 and set(shown) <= set(table["description"])  # names whole, never cut
 
 
 def test_weights_table_prints_standard_errors_unsigned(fitted: Path, capsys) -> None:

@@ -81,7 +81,9 @@ def test_masked_actions_are_refused_at_the_draft(monkeypatch, capsys):
 
 def test_issues_are_shown_by_name_and_lines_fit_the_terminal(monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "41")
-    code, out = _play(monkeypatch, capsys, ["--country", "Country 003", "--steps", "1"], "y\n")
+    code, out = _play(
+        monkeypatch, capsys, ["--country", "Country 003", "--steps", "1", "--split", "all"], "y\n"
+    )
     words = " ".join(out.split())  # the text, unwrapped
     assert code == 0 and "issues: Human rights, Colonialism" in words and "issues: hr" not in out
     shown = out.split("your action")[0].splitlines()  # the first roll call, as shown
@@ -116,6 +118,8 @@ def test_a_real_country_plays_on_the_real_votes(monkeypatch, capsys):
     assert code == 0
     assert out.startswith("France is in the real UN votes: playing on them (--data unvotes)\n")
     assert "RollCall-v0 | France" in out and "you: ABSTAIN" in out
+    header = re.search(r"session (\d+) \| roll call 1/\d+ \| (\S+)", out)
+    assert int(header[1]) >= 61 and header[2].startswith("R/")  # the held-out test sessions
     assert "What France actually did" in out  # the name as the real votes spell it
 
 
@@ -133,3 +137,12 @@ def test_a_real_country_without_the_real_data_says_where_and_how(monkeypatch, ca
 def test_end_of_input_ends_the_session(monkeypatch, capsys, env):
     code, out = _play(monkeypatch, capsys, ["--country", "Country 001", "--env", env])
     assert code == 0 and "(0/0 matched)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "sessions"),
+    [([], range(16, 21)), (["--split", "train"], range(1, 16)), (["--session", "3"], [3])],
+)
+def test_episodes_come_from_the_test_sessions_unless_asked(monkeypatch, capsys, args, sessions):
+    code, out = _play(monkeypatch, capsys, ["--country", "Country 001", "--steps", "1", *args])
+    assert code == 0 and int(re.search(r"session (\d+)", out)[1]) in sessions

@@ -46,7 +46,7 @@ def roll_calls():
 
 
 def _run(model_dir, out, *flags):
-    argv = ["simulate", "--model", str(model_dir), *SESSIONS, "--out", str(out)]
+    argv = ["simulate", str(model_dir), *SESSIONS, "--out", str(out)]
     assert main([*argv, "--bootstrap", "50", *flags]) == 0
     return json.loads((out / "results.json").read_text()), pd.read_csv(out / "roll_calls.csv")
 
@@ -157,6 +157,17 @@ def _refused(argv, capsys):
     return err[0]
 
 
+def test_the_model_folder_is_positional_and_the_old_flag_still_works(model_dir, tmp_path, capsys):
+    results, table = _run(model_dir, tmp_path / "a", "--seed", "3")
+    assert results["options"]["command"].startswith(f"assembly-gym simulate {model_dir} --")
+    capsys.readouterr()
+    argv = ["simulate", *SESSIONS, "--model", str(model_dir), "--out", str(tmp_path / "b")]
+    assert main([*argv, "--bootstrap", "50", "--seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert err == "assembly-gym simulate: note: --model is deprecated, give MODEL_DIR first\n"
+    pd.testing.assert_frame_equal(table, pd.read_csv(tmp_path / "b" / "roll_calls.csv"))
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
@@ -169,7 +180,7 @@ def _refused(argv, capsys):
     ],
 )
 def test_a_bad_intervention_is_refused_while_parsing(flags, message, tmp_path, capsys):
-    argv = ["simulate", "--model", str(tmp_path / "m"), *SESSIONS, "--out", str(tmp_path / "o")]
+    argv = ["simulate", str(tmp_path / "m"), *SESSIONS, "--out", str(tmp_path / "o")]
     line = _refused([*argv, *flags], capsys)
     assert line.startswith("assembly-gym simulate: error: ") and message in line, line
 
@@ -191,7 +202,7 @@ def test_countries_and_sessions_are_checked_before_any_play(
         raise AssertionError("simulated before the arguments were checked")
 
     monkeypatch.setattr(simulate_command, "simulate", forbidden)
-    argv = ["simulate", "--model", str(model_dir), *SESSIONS, "--out", str(tmp_path / "o")]
+    argv = ["simulate", str(model_dir), *SESSIONS, "--out", str(tmp_path / "o")]
     line = _refused([*argv, *flags], capsys)
     assert line.startswith("assembly-gym simulate: error: ") and message in line, line
     assert not (tmp_path / "o").exists()

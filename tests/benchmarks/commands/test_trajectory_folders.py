@@ -153,3 +153,13 @@ def test_a_plenary_only_real_trajectory_is_fitted(capsys, tmp_path: Path) -> Non
     assert main(["irl", "fit", "--data", str(single), "--out", str(out), "--quiet"]) == 0
     model = RewardModel.load(out)
     assert model.info["n_partial"] == sum(model.info["n_decisions"].values()) > 100
+
+
+def test_bench_deliberation_splits_sessions_as_the_envs_do(tmp_path: Path, capsys) -> None:
+    records = resolution_records(generate_assembly(SyntheticConfig(seed=1, n_countries=6,
+                                                                   n_sessions=5)))  # fmt: skip
+    records.resolutions["session"] += 57  # sessions 58–62: the envs' split trains on ≤ 60
+    write_stage_trajectories(records, tmp_path)
+    flags = ["--bootstrap", "10", "--agents", "majority"]
+    code = main(["bench", "--quiet", "--suite", "deliberation", "--data", str(tmp_path), *flags])
+    assert code == 0 and "train sessions ≤ 60, test sessions > 60" in capsys.readouterr().out

@@ -139,3 +139,33 @@ def test_france_s_first_real_episode_is_a_real_session():
     assert len(env.unwrapped._episode["columns"]) >= MIN_SESSION_VOTES
     test = gym.make("assembly/RollCall-v0", country="France", data="unvotes", split="test")
     assert 61 <= test.reset(seed=0)[1]["session"] <= 69
+
+
+@pytest.mark.parametrize("variant", ["rollcall", "deliberation"])
+def test_assembly_v0_draws_the_split_s_sessions(variant):
+    from assembly_gym.envs import assembly_v0
+
+    last = TemporalSplit.of(default_assembly().data).last_train_session
+
+    def sessions(**kwargs) -> set[int]:
+        env = assembly_v0.parallel_env(variant=variant, **kwargs)
+        return {next(iter(env.reset(seed=s)[1].values()))["session"] for s in range(30)}
+
+    assert max(sessions(split="train")) <= last < min(sessions(split="test"))
+    assert sessions(sessions=(3, 4)) <= {3, 4}
+    with pytest.raises(ValueError, match="not both"):
+        assembly_v0.parallel_env(variant=variant, split="test", sessions=(1, 2))
+
+
+def test_assembly_v0_s_test_split_is_described_by_the_training_sessions_only():
+    from assembly_gym.envs import assembly_v0
+
+    split = TemporalSplit.of(default_assembly().data)
+    env = assembly_v0.parallel_env(split="test")
+    observations, infos = env.reset(seed=2, options={"window": 1})
+    agent = env.agents[0]
+    expected = RollCallFeatures(
+        split.test.roll_calls, history=split.train, config=env.feature_config
+    ).for_country(agent)
+    column = np.flatnonzero(split.test.roll_calls["rcid"].to_numpy() == infos[agent]["rcid"])[0]
+    np.testing.assert_array_equal(observations[agent]["observation"][: env.n_own], expected[column])
