@@ -47,7 +47,6 @@ __all__ = [
 ]
 
 
-
 def figure_png(figure: plt.Figure, dpi: int = 110) -> bytes:
     """PNG bytes of a figure; closes the figure."""
     buffer = io.BytesIO()
@@ -336,18 +335,12 @@ def html_page(title: str, sections: Sequence[tuple[str, str]], footer: str = "")
 
 
 def _prose(result: Any) -> str:
-    """The suite's text around its tables (header, agents not run) as HTML paragraphs.
-
-    That is its Markdown less the tables and their captions (which the HTML tables carry).
-    """
-    text = result.to_markdown()
-    for _, table in result.tables():
-        text = text.replace(markdown_table(table), "")
-    captions = {f"{caption}." for caption, _ in result.tables()}
-    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip() and p.strip() not in captions]
+    """The suite's text around its tables (header, agents not run) as HTML paragraphs."""
+    paragraphs = [*result.header_text().split("\n\n"), *result.not_run()]
     return "".join(
         "<p>" + "<br>".join(html.escape(line) for line in p.splitlines()) + "</p>"
         for p in paragraphs
+        if p.strip()
     )
 
 

@@ -1,8 +1,10 @@
-"""Plots of debate training: allocation trajectories over epochs (PNG)."""
+"""Plots of debate training: allocation trajectories over epochs, a panel per tendency (PNG)."""
 
 from __future__ import annotations
 
 import io
+import math
+import textwrap
 from pathlib import Path
 
 from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
@@ -19,9 +21,10 @@ def allocations_figure(
     bounds: tuple[float, float] | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Every tendency's allocation per epoch.
+    """Each tendency's allocation (%) per epoch, one small panel each on shared axes.
 
-    Epoch 0 is the starting allocation (the first epoch's allocation minus its change).
+    Epoch 0 is the starting allocation (the first epoch's allocation minus its change); every
+    panel draws the other tendencies in grey, so that lines that would overlap stay apart.
 
     Args:
         history: a training history with at least one epoch.
@@ -32,22 +35,31 @@ def allocations_figure(
         raise ValueError("the history has no epoch to plot")
     first = history.metrics[0]
     epochs = [0, *(m.epoch for m in history.metrics)]
-    figure = Figure(figsize=(7, 4), dpi=110)
-    axes = figure.subplots()
-    for name, start in first.allocations.items():
-        values = [
-            start - first.allocation_changes[name],
-            *(m.allocations[name] for m in history.metrics),
-        ]
-        axes.plot(epochs, [100 * v for v in values], marker="o", markersize=3, label=name)
-    if bounds is not None:
-        for bound in bounds:
-            axes.axhline(100 * bound, color="grey", linestyle="--", linewidth=0.8)
-    axes.set_xlabel("epoch")
-    axes.set_ylabel("allocation (%)")
-    axes.set_title(title or "Tendency allocations during debate")
-    axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    figure.tight_layout()
+    series = {
+        name: [100 * (start - first.allocation_changes[name])]
+        + [100 * m.allocations[name] for m in history.metrics]
+        for name, start in first.allocations.items()
+    }
+    columns = min(4, len(series))
+    rows = math.ceil(len(series) / columns)
+    figure = Figure(figsize=(2.7 * columns + 0.6, 2.3 * rows + 0.8), layout="constrained")
+    axes = figure.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
+    panels = zip(axes.flat[: len(series)], series.items(), strict=True)
+    for index, (axis, (name, values)) in enumerate(panels):
+        for other in series.values():
+            axis.plot(epochs, other, color="#cccccc", linewidth=0.8)
+        axis.plot(epochs, values, color=f"C{index}", linewidth=2, marker="o", markersize=3)
+        axis.annotate(f"{values[-1]:.1f}%", (epochs[-1], values[-1]), fontsize=8,
+                      textcoords="offset points", xytext=(-4, 5), ha="right")  # fmt: skip
+        for bound in bounds or ():
+            axis.axhline(100 * bound, color="grey", linestyle="--", linewidth=0.8)
+        axis.set_title(textwrap.fill(name, 28), fontsize=9)
+        axis.grid(alpha=0.3)
+    for axis in axes.flat[len(series) :]:
+        axis.set_visible(False)
+    figure.supxlabel("epoch")
+    figure.supylabel("allocation (%)")
+    figure.suptitle(title or "Tendency allocations during debate")
     return figure
 
 

@@ -64,10 +64,17 @@ def validate_features(train: RollCallData, last_fit_session: int = 55) -> dict[s
     fit_part, validation = train.temporal_split(last_fit_session)
     losses = {}
     for name, config in FEATURE_SETS.items():
-        model = fit_reward_model(fit_part, l2=REAL_L2, feature_config=config, standard_errors=False)
-        losses[name] = forecast_log_loss(model, validation, fit_part)
+        losses[name] = _validation_loss(fit_part, validation, config, REAL_L2)
         print(f"  validation {name}: log-loss {losses[name]:.4f}", flush=True)
     return losses
+
+
+def _validation_loss(
+    fit_part: RollCallData, validation: RollCallData, config: FeatureConfig, l2: float
+) -> float:
+    """Log-loss on ``validation`` of linear MaxEnt IRL fitted on ``fit_part``."""
+    model = fit_reward_model(fit_part, l2=l2, feature_config=config, standard_errors=False)
+    return forecast_log_loss(model, validation, fit_part)
 
 
 def validate_l2(
@@ -77,10 +84,7 @@ def validate_l2(
     fit_part, validation = train.temporal_split(last_fit_session)
     losses = {}
     for l2 in grid:
-        model = fit_reward_model(
-            fit_part, l2=l2, feature_config=REAL_FEATURES, standard_errors=False
-        )
-        losses[l2] = forecast_log_loss(model, validation, fit_part)
+        losses[l2] = _validation_loss(fit_part, validation, REAL_FEATURES, l2)
         print(f"  validation λ={l2:g}: log-loss {losses[l2]:.4f}", flush=True)
     return min(losses, key=losses.__getitem__), losses
 

@@ -307,29 +307,22 @@ class SuiteResult:
             (self.common.caption, self.common.table),
         ]  # fmt: skip
 
-    def to_markdown(self) -> str:
-        """The table as Markdown, under its header (default: split, balance and chance).
+    def header_text(self) -> str:
+        """The text above the tables (default: split, balance and chance); lines, no Markdown.
 
-        Where the agents ran on different countries, the header says so and the common
-        subset's table follows the main one, under its caption.
+        Where the agents ran on different countries, it says so.
         """
-        from assembly_gym.benchmarks.report import markdown_table
-
-        not_run = "".join(f"\n\nNot run: {name} ({why})." for name, why in self.skipped.items())
-        fewer, common = "", ""
+        fewer = ""
         if self.common is not None:
             fewer = (
                 "\nSome agents ran on fewer countries (column countries): the second table "
                 "scores every agent on the countries all of them ran on."
             )
-            common = f"\n\n{self.common.caption}."
-            if len(self.common.table):
-                common += "\n\n" + markdown_table(self.common.table)
         if self.header is not None:
-            return self.header + fewer + "\n\n" + markdown_table(self.table) + common + not_run
+            return self.header + fewer
         balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
         best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
-        header = (
+        return (
             f"{self.description}. Data: {self.source}.\n"
             f"Split: {self.split}; {len(self.countries)} countries.\n"
             f"Held-out class balance: {balance}. Chance (uniform over valid actions): "
@@ -338,9 +331,26 @@ class SuiteResult:
             + (f" Δ and p: log-loss against the best baseline ({best}), paired bootstrap."
                if best else "")
             + fewer
-            + "\n\n"
         )  # fmt: skip
-        return header + markdown_table(self.table) + common + not_run
+
+    def not_run(self) -> list[str]:
+        """One sentence per agent that could not run here, with the reason."""
+        return [f"Not run: {name} ({why})." for name, why in self.skipped.items()]
+
+    def to_markdown(self) -> str:
+        """The tables as Markdown under :meth:`header_text`, then :meth:`not_run`.
+
+        Where the agents ran on different countries, the common subset's table follows the
+        main one, under its caption.
+        """
+        from assembly_gym.benchmarks.report import markdown_table
+
+        parts = [self.header_text(), markdown_table(self.table)]
+        if self.common is not None:
+            parts.append(f"{self.common.caption}.")
+            if len(self.common.table):
+                parts.append(markdown_table(self.common.table))
+        return "\n\n".join([*parts, *self.not_run()])
 
 
 @dataclass

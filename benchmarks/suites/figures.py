@@ -11,19 +11,17 @@ extra figures.
 
 from __future__ import annotations
 
-import math
-import textwrap
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from assembly_gym.agents.debate import TrainHistory
+from assembly_gym.agents.debate import allocations_figure
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.irl.analysis import dendrogram_figure, weights_heatmap_figure
 
-__all__ = ["allocation_panels_figure", "learned_figures", "learned_parameters"]
+__all__ = ["learned_figures", "learned_parameters"]
 
 
 def learned_parameters(agent: Any) -> dict[str, Any]:
@@ -70,44 +68,5 @@ def learned_figures(
             country, history = next(iter(histories.items()))
             if history.metrics:
                 title = f"{agent}: tendency allocations of {country} over epochs"
-                figures["allocations"] = allocation_panels_figure(history, title)
+                figures["allocations"] = allocations_figure(history, title=title)
     return figures
-
-
-def allocation_panels_figure(history: TrainHistory, title: str) -> Figure:
-    """Each tendency's allocation (%) per epoch, one small panel each on shared axes.
-
-    Epoch 0 is the starting allocation (the first epoch's allocation minus its change); every
-    panel draws the other tendencies in grey, so that lines that would overlap stay apart.
-
-    Args:
-        history: a training history with at least one epoch.
-        title: the figure's title.
-    """
-    first = history.metrics[0]
-    epochs = [0, *(m.epoch for m in history.metrics)]
-    series = {
-        name: [100 * (start - first.allocation_changes[name])]
-        + [100 * m.allocations[name] for m in history.metrics]
-        for name, start in first.allocations.items()
-    }
-    columns = min(4, len(series))
-    rows = math.ceil(len(series) / columns)
-    figure = Figure(figsize=(2.7 * columns + 0.6, 2.3 * rows + 0.8), layout="constrained")
-    axes = np.atleast_2d(figure.subplots(rows, columns, sharex=True, sharey=True, squeeze=False))
-    colours = [f"C{i}" for i in range(len(series))]
-    panels = zip(axes.flat[: len(series)], series.items(), colours, strict=True)
-    for axis, (name, values), colour in panels:
-        for other in series.values():
-            axis.plot(epochs, other, color="#cccccc", linewidth=0.8)
-        axis.plot(epochs, values, color=colour, linewidth=2, marker="o", markersize=3)
-        axis.annotate(f"{values[-1]:.1f}%", (epochs[-1], values[-1]), fontsize=8,
-                      textcoords="offset points", xytext=(-4, 5), ha="right")  # fmt: skip
-        axis.set_title(textwrap.fill(name, 28), fontsize=9)
-        axis.grid(alpha=0.3)
-    for axis in axes.flat[len(series) :]:
-        axis.set_visible(False)
-    figure.supxlabel("epoch")
-    figure.supylabel("allocation (%)")
-    figure.suptitle(title)
-    return figure

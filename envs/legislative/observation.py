@@ -369,6 +369,11 @@ def _fitted_topics(texts: tuple[str, ...], n_topics: int) -> TextTopics:
     return TextTopics(vectorizer, components, words)
 
 
+def _log_share(shares: np.ndarray) -> np.ndarray:
+    """Shares in [0, 1] on the log scale of ``log_*`` features, in [0, 1], same shape."""
+    return (np.log1p(shares / _LOG_FLOOR) / np.log1p(1.0 / _LOG_FLOOR)).clip(0.0, 1.0)
+
+
 class RollCallFeatures:
     """Features of a fixed set of target roll calls, for any country, given a vote history.
 
@@ -551,17 +556,14 @@ class RollCallFeatures:
         block = np.column_stack([similar, coverage, self._top, self._consensus, past, issue])
         block = block.clip(0.0, 1.0)
         if self.config.log_shares:
-            shares = block[:, _SHARE_COLUMNS]
-            logs = np.log1p(shares / _LOG_FLOOR) / np.log1p(1.0 / _LOG_FLOOR)
-            block = np.column_stack([block, logs.clip(0.0, 1.0)])
+            block = np.column_stack([block, _log_share(block[:, _SHARE_COLUMNS])])
         if self.config.relations:
             block = np.column_stack([block, self._relations(votes).clip(0.0, 1.0)])
         if self.config.allies:
             allies = self._allies(votes, row, similar).clip(0.0, 1.0)
             if self.config.log_shares:
-                allies = np.column_stack([allies, np.log1p(allies / _LOG_FLOOR) / np.log1p(
-                    1.0 / _LOG_FLOOR)])  # fmt: skip
-            block = np.column_stack([block, allies.clip(0.0, 1.0)])
+                allies = np.column_stack([allies, _log_share(allies)])
+            block = np.column_stack([block, allies])
         if self.config.lineage:
             block = np.column_stack([block, self._lineage_block(votes)])
         return block
