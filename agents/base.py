@@ -1,12 +1,9 @@
 """The agent protocol: all that acts is fitted on demonstrations and gives action probabilities.
 
-An agent models one actor (a country): ``fit`` it on that country's demonstrations, then ask
-``action_probs(obs, mask)`` for a batch of observations. Masks come from the env
-(``info["action_mask"]``); probabilities of masked actions are zero.
-
-Where there is no label to forecast (an episodic env scored by reward and prediction error),
-an :class:`EpisodicAgent` instead plays a task's held-out episodes (``play``) and hands
-back :class:`EpisodeScores`, one value per episode and metric.
+An :class:`Agent` models one actor (a country): ``fit`` it on that actor's demonstrations, then
+ask ``action_probs(obs, mask)`` (masked actions get zero). Where there is no label to
+forecast, an :class:`EpisodicAgent` plays a task's held-out episodes instead (``play``) and
+hands back :class:`EpisodeScores`.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+from scipy.special import softmax
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -155,14 +156,10 @@ class SimilarVoteAgent(BaseAgent):
         self.vote_actions = np.asarray(vote_actions)
         self.mix_ = 0.2
 
-    def _components(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _mixture(self, obs: np.ndarray, mix: float) -> np.ndarray:
         layout = self._require_layout()
         similar = obs[:, layout.indices([f"similar_{v}" for v in _VOTES])]
         past = obs[:, layout.indices([f"past_{v}" for v in _VOTES])]
-        return similar, past
-
-    def _mixture(self, obs: np.ndarray, mix: float) -> np.ndarray:
-        similar, past = self._components(obs)
         probs = np.full((len(obs), self.n_actions), 1e-6)
         probs[:, self.vote_actions] += (1.0 - mix) * similar + mix * past
         return probs / probs.sum(axis=1, keepdims=True)
@@ -241,7 +238,4 @@ class PlantedAgent(BaseAgent):
         return self
 
     def _probs(self, obs: np.ndarray) -> np.ndarray:
-        logits = self.assembly.feature_map.logits(self.theta_, obs)
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        return probs / probs.sum(axis=1, keepdims=True)
+        return softmax(self.assembly.feature_map.logits(self.theta_, obs), axis=1)

@@ -168,19 +168,12 @@ class AdversarialAgent(BaseAgent):
 class MCEIRLAgent(LinearRewardAgent):
     """imitation's MCE-IRL on one country's roll calls: a linear reward over φ(s, a).
 
-    imitation's ``MCEIRL`` learns a state-only reward on a tabular MDP with dense (S, A, S)
-    transitions. :func:`assembly_gym.irl.imitation_compat.decision_mdp` encodes the country's
-    decisions so that choosing a moves decision i to a state observed as
-    φ(s_i, a) = e_a ⊗ [1, x(s_i)]
-    (:class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap`); imitation's linear reward net
-    w·φ + b then is a reward over (s, a), and the learned policy softmax_a w·φ(s, a) is the
-    multinomial logit — the model family of :class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent`,
-    here fitted by imitation's Adam steps instead of our exact L-BFGS. Held-out roll calls
-    are predicted with the same softmax (masked).
-
-    Cost: S = N·(1 + A) + 1 states for N decisions, and each of imitation's steps reads the
-    dense (S, A, S) tensor, so time and memory grow as N². The agent learns from the
-    country's last ``max_decisions`` decisions only (the most recent roll calls).
+    :func:`assembly_gym.irl.imitation_compat.decision_mdp` encodes the country's decisions as
+    a tabular MDP whose state reward is w·φ(s, a), so imitation's ``MCEIRL`` learns the
+    multinomial logit of :class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent` by Adam steps;
+    held-out roll calls are predicted with the same softmax (masked). Its dense (S, A, S)
+    transitions (S = N·(1 + A) + 1) grow as N², so it learns from the last ``max_decisions``
+    decisions only. The encoding and its cost: docs/irl_agents.md.
 
     Args:
         n_actions: number of actions A.
@@ -192,10 +185,8 @@ class MCEIRLAgent(LinearRewardAgent):
             unit prior keeps the optimum finite.
         lr: Adam's learning rate (imitation's default 0.01).
         max_iter: imitation's maximum gradient steps (its default 1,000).
-        grad_l2_eps: stop when the gradient's norm falls below it (imitation's default).
-            imitation's other rule, an l∞ occupancy gap below 1e-3, is off: in this encoding
-            it would stop at the first step
-            (see :func:`~assembly_gym.irl.imitation_compat.decision_mdp`).
+        grad_l2_eps: stop when the gradient's norm falls below it (imitation's default; its
+            other rule, an l∞ occupancy gap below 1e-3, is off: here it would stop at once).
         seed: seed of the reward net's initial weights and imitation's generator.
 
     Attributes:
@@ -205,18 +196,9 @@ class MCEIRLAgent(LinearRewardAgent):
 
     name = "imitation MCE-IRL"
 
-    def __init__(
-        self,
-        n_actions: int = 3,
-        layout: ObservationLayout | None = None,
-        *,
-        max_decisions: int = 200,
-        l2: float = 1.0,
-        lr: float = 1e-2,
-        max_iter: int = 1000,
-        grad_l2_eps: float = 1e-4,
-        seed: int = 0,
-    ) -> None:
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 max_decisions: int = 200, l2: float = 1.0, lr: float = 1e-2, max_iter: int = 1000,
+                 grad_l2_eps: float = 1e-4, seed: int = 0) -> None:  # fmt: skip
         super().__init__(n_actions, layout)
         if max_decisions < 1 or l2 < 0:
             raise ValueError(f"max_decisions must be ≥ 1 and l2 ≥ 0, got {max_decisions}, {l2}")

@@ -100,14 +100,8 @@ class MaxEntIRLAgent(LinearRewardAgent):
 
     name = "maxent-irl"
 
-    def __init__(
-        self,
-        n_actions: int = 3,
-        layout: ObservationLayout | None = None,
-        *,
-        l2: float = 10.0,
-        tol: float = 1e-6,
-    ) -> None:
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 l2: float = 10.0, tol: float = 1e-6) -> None:  # fmt: skip
         super().__init__(n_actions, layout)
         if l2 < 0:
             raise ValueError(f"l2 must be ≥ 0, got {l2}")
@@ -117,13 +111,8 @@ class MaxEntIRLAgent(LinearRewardAgent):
         """Learn this country's reward alone (L2 toward zero)."""
         if not demonstrations:
             raise ValueError("no demonstrations to fit on")
-        fit = fit_demonstrations(
-            {"country": demonstrations},
-            l2=self.l2,
-            shrinkage="none",
-            standard_errors=False,
-            tol=self.tol,
-        )
+        fit = fit_demonstrations({"country": demonstrations}, l2=self.l2, shrinkage="none",
+                                 standard_errors=False, tol=self.tol)  # fmt: skip
         self._check_actions(fit.theta.shape[1])
         self.theta_ = fit.theta[0]
         return self
@@ -140,14 +129,8 @@ class MaxEntIRLAgent(LinearRewardAgent):
         tol: float = 1e-6,
     ) -> dict[str, MaxEntIRLAgent]:
         """Fit every country in one batched call; returns country → fitted agent."""
-        fit = fit_demonstrations(
-            demos_by_country,
-            l2=l2,
-            shrinkage=shrinkage,
-            blocs=blocs,
-            standard_errors=False,
-            tol=tol,
-        )
+        fit = fit_demonstrations(demos_by_country, l2=l2, shrinkage=shrinkage, blocs=blocs,
+                                 standard_errors=False, tol=tol)  # fmt: skip
         agents = {}
         for row, country in enumerate(demos_by_country):
             agent = cls(fit.theta.shape[1], layout, l2=l2, tol=tol)
@@ -166,17 +149,16 @@ class MaxEntIRLAgent(LinearRewardAgent):
 class NeuralMaxEntIRLAgent(RewardPolicyAgent):
     """Softmax policy of an MLP reward r_ψ(s, a) learned from one country's votes by MaxEnt IRL.
 
-    The network (:class:`assembly_gym.irl.neural.NeuralReward`: tanh hidden layers, one output per
-    action) reads the observation and is trained full-batch with the exact MaxEnt gradient of
-    the horizon-1 decisions — a neural multinomial logit. Its weight decay is a Gaussian
-    prior of precision ``l2`` over the whole demonstration (pseudo-observations, as
-    :class:`MaxEntIRLAgent`'s), so it weakens as the country's votes grow.
+    The network (:class:`assembly_gym.irl.neural.NeuralReward`) is trained full-batch with the
+    exact MaxEnt gradient of the horizon-1 decisions: a neural multinomial logit (see
+    docs/irl_agents.md).
 
     Args:
         n_actions: number of actions A (3 in RollCall-v0).
         layout: observation names (optional).
         hidden: hidden layer widths.
-        l2: prior precision on the network's parameters, in demonstrated decisions.
+        l2: prior precision on the network's parameters over the whole demonstration (as
+            :class:`MaxEntIRLAgent`'s, so it weakens as the country's votes grow).
         lr: Adam learning rate.
         epochs: full-batch gradient steps.
         seed: seed of the initial weights.
@@ -186,18 +168,9 @@ class NeuralMaxEntIRLAgent(RewardPolicyAgent):
 
     name = "maxent-irl (neural)"
 
-    def __init__(
-        self,
-        n_actions: int = 3,
-        layout: ObservationLayout | None = None,
-        *,
-        hidden: Sequence[int] = (32,),
-        l2: float = 10.0,
-        lr: float = 1e-2,
-        epochs: int = 300,
-        seed: int = 0,
-        device: str = "auto",
-    ) -> None:
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 hidden: Sequence[int] = (32,), l2: float = 10.0, lr: float = 1e-2,
+                 epochs: int = 300, seed: int = 0, device: str = "auto") -> None:  # fmt: skip
         super().__init__(n_actions, layout)
         if l2 < 0:
             raise ValueError(f"l2 must be ≥ 0, got {l2}")

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from assembly_gym.core.optional import require
-from assembly_gym.envs.multiagent.assembly import parallel_env
+from assembly_gym.envs.family import family_of
+from assembly_gym.envs.multiagent.assembly import VARIANTS, parallel_env
 from assembly_gym.envs.rllib import MASKED_SUFFIX, MULTI_AGENT_ENVS, register_rllib_envs
 from assembly_gym.irl.analysis import cluster_rewards
 from assembly_gym.irl.reward_model import RewardModel
@@ -43,8 +44,6 @@ __all__ = [
 
 _TRAINING = {"train_batch_size_per_learner": 1000, "minibatch_size": 100, "num_epochs": 4}
 """Default PPO batch sizes (env steps); the rest of ``.training()`` keeps RLlib's defaults."""
-_VARIANT_IDS = {"rollcall": "assembly/RollCall-v0", "deliberation": "assembly/Deliberation-v0"}
-"""Variant of ``assembly_v0`` → the single-agent env whose observations its rewards read."""
 
 
 @dataclass(frozen=True)
@@ -212,16 +211,17 @@ def assembly_ppo_config(
             a reward model of another env than the variant's.
         MissingDependencyError: Ray is not installed.
     """
-    if variant not in _VARIANT_IDS:
-        raise ValueError(f"variant must be one of {sorted(_VARIANT_IDS)}, got {variant!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     if policies not in ("country", "bloc"):
         raise ValueError(f"policies must be 'country' or 'bloc', got {policies!r}")
     config = dict(env_config or {})
     if reward_model is not None:
-        if reward_model.env_id != _VARIANT_IDS[variant]:
+        single = family_of(variant).env_id  # the env family the variant's agents play
+        if reward_model.env_id != single:
             raise ValueError(
                 f"the reward model reads {reward_model.env_id} observations; the {variant} "
-                f"variant needs one of {_VARIANT_IDS[variant]}"
+                f"variant needs one of {single}"
             )
         config["rewards"] = reward_model.reward_fns()
         if reward_model.feature_config is not None:

@@ -1,12 +1,10 @@
 """Stable-Baselines3's ``VecEnv`` over a Gymnasium vector env: SB3 trains on the native envs.
 
-SB3 steps its own ``VecEnv`` interface: ``reset()`` returns observations only, ``step`` returns
-``dones`` and one info dict per sub-env, and a finished sub-env is reset inside the step that
-ends its episode, its last observation in ``info["terminal_observation"]``. So the adapter
-takes a vector env under the same-step rule (``make_native_vec(..., autoreset_mode="SameStep")``;
-0.29's only rule) and, through the Gymnasium statistics wrapper, passes each finished
-episode's ``info["episode"]`` on to SB3's logger. PPO, and sb3-contrib's MaskablePPO through
-:meth:`SB3VecEnv.action_masks` (or ``env_method("action_masks")``), learn on it directly.
+SB3's ``VecEnv`` resets a finished sub-env inside the step that ends it (its last observation
+in ``info["terminal_observation"]``), so the adapter takes a vector env under the same-step
+rule (``make_native_vec(..., autoreset_mode="SameStep")``) and passes each finished
+episode's ``info["episode"]`` on to SB3's logger. PPO, and MaskablePPO through
+:meth:`SB3VecEnv.action_masks`, learn on it directly.
 
 Example:
     >>> import assembly_gym

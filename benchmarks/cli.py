@@ -56,9 +56,7 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser, with a usage error on one line: ``PROG: error: MESSAGE (see --help)``.
 
     A parser given ``--config`` (:func:`~.arguments.add_config_flag`) applies the file's
-    flags as defaults and parses again, so the flags typed on the command line win. A parser
-    with the default ``positional_flag=FLAG`` still takes ``FLAG VALUE``, the old spelling of
-    its first positional argument, with a one-line note on stderr.
+    flags as defaults and parses again, so the flags typed on the command line win.
     """
 
     def error(self, message: str) -> NoReturn:
@@ -70,9 +68,6 @@ class Parser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         """Argparse's parse; then, when ``--config FILE`` was given, again over its flags."""
         given = None if args is None else list(args)
-        flag = self.get_default("positional_flag")
-        if flag is not None and given is not None:
-            given = self._positional_from_flag(given, flag)
         first = None if namespace is None else argparse.Namespace(**vars(namespace))
         parsed, extras = super().parse_known_args(given, first)
         path, command = getattr(parsed, "config", None), self.get_default("config_command")
@@ -89,22 +84,6 @@ class Parser(argparse.ArgumentParser):
         finally:
             self.set_defaults(**saved)
 
-    def _positional_from_flag(self, args: list[str], flag: str) -> list[str]:
-        """``args`` with ``FLAG VALUE`` (or ``FLAG=VALUE``) moved to the front as ``VALUE``."""
-        for index, word in enumerate(args):
-            if word == "--":
-                break
-            if word == flag and index + 1 < len(args):
-                value, rest = args[index + 1], args[:index] + args[index + 2 :]
-            elif word.startswith(f"{flag}="):
-                value, rest = word.removeprefix(f"{flag}="), args[:index] + args[index + 1 :]
-            else:
-                continue
-            name = next(a.metavar or a.dest for a in self._actions if not a.option_strings)
-            print(f"{self.prog}: note: {flag} is deprecated, give {name} first", file=sys.stderr)
-            return [value, *rest]
-        return args
-
 
 def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand of :data:`COMMANDS`.
@@ -113,13 +92,8 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
         load: the subcommands whose modules are imported and whose flags are added (None:
             all); the others are listed by name and help only, enough for ``--help``.
     """
-    parser = Parser(
-        prog="assembly-gym",
-        description=(
-            "Environments, world models, inverse RL and benchmarks "
-            "of UN General Assembly behaviour."
-        ),
-    )
+    parser = Parser(prog="assembly-gym", description="Environments, world models, inverse RL "
+                    "and benchmarks of UN General Assembly behaviour.")  # fmt: skip
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if load is None or name in load:

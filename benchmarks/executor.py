@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from joblib import Parallel, delayed
 
-__all__ = ["Executor", "LocalExecutor", "UnitFailure", "make_executor", "run_units"]
+__all__ = ["Executor", "LocalExecutor", "UnitFailure", "run_units"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -98,11 +98,6 @@ class LocalExecutor:
         return Parallel(n_jobs=self.jobs)(delayed(function)(item, None) for item in items)
 
 
-def make_executor(jobs: int = 1) -> Executor:
-    """The executor for ``--jobs N``."""
-    return LocalExecutor(jobs)
-
-
 def run_units(
     function: Callable[[Item, Any], Result],
     units: Sequence[Item],
@@ -112,19 +107,11 @@ def run_units(
     desc: str = "",
     progress: bool = True,
 ) -> list[Result | UnitFailure]:
-    """Run a suite's work units on an executor, in unit order.
-
-    Args:
-        function: runs one unit: ``function(unit, shared)``, rebuilding the shared value from
-            the unit when it gets None.
-        units: the work units.
-        executor: where they run (None: sequentially in this process).
-        shared: the value every unit needs (the suite's task), shipped once per executor.
-        desc: the label of the progress bar.
-        progress: show a progress bar over the units (sequential and Ray runs).
+    """:meth:`Executor.map` of ``executor`` (None: sequentially in this process).
 
     Returns:
-        One result per unit; a :class:`UnitFailure` where a retrying executor gave up.
+        One result per unit, in unit order; a :class:`UnitFailure` where a retrying executor
+        gave up.
     """
     executor = executor or LocalExecutor(1)
     return executor.map(function, units, shared, desc=desc, progress=progress)

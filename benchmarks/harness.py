@@ -1,12 +1,9 @@
 """The evaluation harness in one call: agents fitted on earlier sessions, scored on later ones.
 
-:func:`evaluate` is the programmatic entry point for ``RollCall-v0`` agents (any object
-with the :class:`~assembly_gym.agents.base.Agent` protocol, made by a factory that receives the
-env's observation layout). It runs them as an ad-hoc suite of
-:mod:`assembly_gym.benchmarks.suites`, so the scores, bootstrap intervals over roll calls and
-paired tests are those of
-``assembly-gym bench``. Training sessions are described by their own past, test sessions
-only by the training votes: a forecast.
+:func:`evaluate` runs ``RollCall-v0`` agents (any :class:`~assembly_gym.agents.base.Agent`,
+made by a factory that receives the env's observation layout) as an ad-hoc suite of
+:mod:`assembly_gym.benchmarks.suites`: the scores, intervals and paired tests of
+``assembly-gym bench``, test sessions described only by the training votes (a forecast).
 
 Example:
     >>> from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
@@ -121,16 +118,10 @@ def fold_summary(results: Sequence[SuiteResult], metrics: Sequence[str]) -> pd.D
         One row per agent (in the first fold's order): ``<metric>_mean``, ``<metric>_sd``
         and ``folds`` (how many folds scored it).
     """
-    tables = [r.table.set_index("agent") for r in results]
-    agents = list(dict.fromkeys(a for t in tables for a in t.index))
-    rows = []
-    for agent in agents:
-        row: dict[str, object] = {"agent": agent}
-        scored = [t.loc[agent] for t in tables if agent in t.index]
-        for metric in metrics:
-            values = pd.to_numeric(pd.Series([s.get(metric) for s in scored]), errors="coerce")
-            row[f"{metric}_mean"] = values.mean()
-            row[f"{metric}_sd"] = values.std(ddof=1) if values.count() > 1 else float("nan")
-        row["folds"] = int(sum(pd.notna(s.get(metrics[0])) for s in scored))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    tables = pd.concat([r.table for r in results], ignore_index=True)
+    values = tables.reindex(columns=list(metrics)).apply(pd.to_numeric, errors="coerce")
+    grouped = values.groupby(tables["agent"].to_numpy(), sort=False)
+    mean, sd = grouped.mean().add_suffix("_mean"), grouped.std(ddof=1).add_suffix("_sd")
+    columns = [f"{metric}_{kind}" for metric in metrics for kind in ("mean", "sd")]
+    summary = mean.join(sd)[columns].rename_axis("agent").reset_index()
+    return summary.assign(folds=grouped[metrics[0]].count().to_numpy())

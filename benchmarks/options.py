@@ -8,17 +8,19 @@ included) so that ``bench``'s flags are made, and its help shown, without import
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from assembly_gym.benchmarks.commands.arguments import device as device_flag
+from assembly_gym.benchmarks.commands import flags
+from assembly_gym.envs.family import FAMILIES
 
 __all__ = ["RESULTS", "SUITE_NAMES", "SYNTHETIC_AGENTS", "Options"]
 
 RESULTS = "results.json"
 """A report folder's manifest: the run's options and every suite's results (``--out``)."""
 
-SUITE_NAMES = ("deliberation", "memory", "synthetic", "unvotes")
-"""The suites' names (``--suite NAME``), sorted: the keys of ``suites.SUITES``."""
+SUITE_NAMES = tuple(sorted(name for family in FAMILIES.values() for name in family.suites))
+"""The suites' names (``--suite NAME``), sorted: those the env families name, the keys of
+``suites.SUITES``."""
 SYNTHETIC_AGENTS = (
     "random", "always-yes", "majority", "issue-majority", "last-similar-vote",
     "logistic (sklearn)", "maxent-irl (linear)", "maxent-irl (neural)", "imitation MCE-IRL",
@@ -31,51 +33,40 @@ SYNTHETIC_AGENTS = (
 class Options:
     """Settings of one benchmark run: each field is a flag of ``assembly-gym bench``.
 
-    A field's metadata documents it: ``help`` is the help text of its flag (``--field-name``,
-    or metadata ``flag``); ``minimum`` and ``maximum`` bound a number; ``type`` parses and
-    checks a flag's text. The flags are made from
-    the fields by :func:`~assembly_gym.benchmarks.commands.add_dataclass_flags`.
+    Each field's metadata documents its flag (:mod:`assembly_gym.benchmarks.commands.flags`).
     """
 
-    data: str | None = field(default=None, metadata={
-        "help": "real data: an unvotes folder or a UN Digital Library CSV, or (deliberation) "
-        "a folder of trajectory files (default: the suite's synthetic assembly)",
-    })  # fmt: skip
-    seed: int = field(default=0, metadata={
-        "help": "seed of every random choice (data, agents, bootstrap)",
-        "minimum": 0, "maximum": 2**32 - 1,
-    })  # fmt: skip
-    last_train_session: int | None = field(default=None, metadata={
-        "help": "last training session (default: 60 on real data)", "minimum": 1,
-    })  # fmt: skip
-    folds: int | None = field(default=None, metadata={
-        "help": "K-fold cross-validation by resolution (seeded): K runs, each testing on one "
-        "fold of the resolutions, then the mean and spread across folds (deliberation suite)",
-        "metavar": "K", "minimum": 2,
-    })  # fmt: skip
-    fold: int | None = field(default=None, metadata={
-        "help": "with --folds: run only this fold (0 … K − 1)", "metavar": "I", "minimum": 0,
-    })  # fmt: skip
-    countries: tuple[str, ...] | None = field(default=None, metadata={
-        "help": "countries to evaluate (default: all with votes in both periods)",
-        "metavar": "NAME",
-    })  # fmt: skip
-    n_bootstrap: int = field(default=1000, metadata={
-        "help": "bootstrap resamples for the confidence intervals", "flag": "--bootstrap",
-        "metavar": "N", "minimum": 10,
-    })  # fmt: skip
-    quick: bool = field(default=False, metadata={
-        "help": "tiny sizes (tiny data, few epochs): a smoke test of the whole pipeline",
-    })  # fmt: skip
-    neural_width: int = field(default=32, metadata={
-        "help": "hidden units of the neural MaxEnt IRL reward (`assembly-gym sweep "
-        "neural-reward` tunes it)", "minimum": 1,
-    })  # fmt: skip
-    neural_weight_decay: float = field(default=10.0, metadata={
-        "help": "weight decay of the neural MaxEnt IRL reward, per demonstrated step",
-        "minimum": 0,
-    })  # fmt: skip
-    device: str = field(default="auto", metadata={
-        "help": "where the neural MaxEnt IRL reward trains: auto (the GPU when there is one), "
-        "cpu, cuda or cuda:N", "type": device_flag,
-    })  # fmt: skip
+    data: str | None = flags.option(
+        "real data: an unvotes folder or a UN Digital Library CSV, or (deliberation) a folder of "
+        "trajectory files (default: the suite's synthetic assembly)"
+    )
+    seed: int = flags.seed("every random choice (data, agents, bootstrap)")
+    last_train_session: int | None = flags.option(
+        "last training session (default: 60 on real data)", minimum=1
+    )
+    folds: int | None = flags.option(
+        "K-fold cross-validation by resolution (seeded): K runs, each testing on one fold of the "
+        "resolutions, then the mean and spread across folds (deliberation suite)",
+        metavar="K", minimum=2,
+    )  # fmt: skip
+    fold: int | None = flags.option(
+        "with --folds: run only this fold (0 … K − 1)", metavar="I", minimum=0
+    )
+    countries: tuple[str, ...] | None = flags.option(
+        "countries to evaluate (default: all with votes in both periods)", metavar="NAME"
+    )
+    n_bootstrap: int = flags.option(
+        "bootstrap resamples for the confidence intervals", 1000, flags=("--bootstrap",),
+        metavar="N", minimum=10,
+    )  # fmt: skip
+    quick: bool = flags.switch(
+        "tiny sizes (tiny data, few epochs): a smoke test of the whole pipeline"
+    )
+    neural_width: int = flags.option(
+        "hidden units of the neural MaxEnt IRL reward (`assembly-gym sweep neural-reward` "
+        "tunes it)", 32, minimum=1,
+    )  # fmt: skip
+    neural_weight_decay: float = flags.option(
+        "weight decay of the neural MaxEnt IRL reward, per demonstrated step", 10.0, minimum=0
+    )
+    device: str = flags.device("the neural MaxEnt IRL reward trains")

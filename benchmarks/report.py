@@ -1,14 +1,9 @@
-"""Benchmark reports: Markdown tables, a JSON record, plots, and one HTML page.
+"""Benchmark reports: Markdown tables, a JSON record, PNG plots, and one self-contained HTML page.
 
-Plots are matplotlib figures saved as PNG (Agg back end, no display needed): per-agent metric
-bars with 95% bootstrap intervals and reliability diagrams; suites may add their own figures
-(reward-weight heatmaps, dendrograms, debate allocations). The HTML page embeds every PNG,
-so it is one file that opens anywhere.
-
-A report folder is one artifact (:mod:`assembly_gym.core.artifact`): written whole and swapped
-in at once, ``results.json`` its manifest (with the report's id and every file's checksum), and
-the id in the last line of ``results.md`` and ``report.html``, so that files of two runs are
-never taken for one report.
+Plots: per-agent metric bars with 95% intervals, reliability diagrams, and the suites' own
+figures. A report folder is one artifact (:mod:`assembly_gym.core.artifact`), written whole;
+``results.json`` is its manifest, and its id ends ``results.md`` and ``report.html``, so
+that files of two runs are never taken for one report.
 """
 
 from __future__ import annotations
@@ -67,9 +62,8 @@ _HEADERS = {
 def _cells(table: pd.DataFrame, digits: int) -> dict[str, list[tuple[Any, Any, str]]]:
     """The shown columns, named as in the report: per row (raw value, value shown, interval).
 
-    Metrics with an interval column (``<metric>_ci``) and float columns are formatted to
-    ``digits`` places (timings to 2); other columns are shown as they are; the interval text is
-    ``"0.712–0.780"`` or empty.
+    Metrics with an interval (``<metric>_ci``) and floats get ``digits`` places (timings 2);
+    the interval text is ``"0.712–0.780"`` or empty.
     """
     columns: dict[str, list[tuple[Any, Any, str]]] = {}
     for column in table.columns:
@@ -102,8 +96,7 @@ def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
 def html_table(table: pd.DataFrame, caption: str, digits: int = 3) -> str:
     """A results table as an HTML ``<table>`` in a sideways-scrolling box, sortable by a click.
 
-    Each metric's 95% interval sits under its value, smaller; numbers are right-aligned and
-    carry their value (``data-v``) for sorting.
+    Intervals sit under their values; numbers carry their value (``data-v``) for sorting.
     """
     cells = _cells(table, digits)
     head = "".join(f"<th scope='col'>{html.escape(str(name))}</th>" for name in cells)
@@ -133,33 +126,24 @@ def _is_number(value: Any) -> bool:
     )
 
 
-def metric_bars_figure(
-    table: pd.DataFrame, metrics: Sequence[str], title: str, *, agent_column: str = "agent"
-) -> plt.Figure:
+def metric_bars_figure(table: pd.DataFrame, metrics: Sequence[str], title: str) -> plt.Figure:
     """One panel per metric: a bar per agent with its 95% interval (columns ``<metric>_ci``)."""
     figure, axes = plt.subplots(
         1, len(metrics), figsize=(4.2 * len(metrics), 0.45 * len(table) + 1.6)
     )
     axes = np.atleast_1d(axes)
-    names = table[agent_column].tolist()
+    names = table["agent"].tolist()
     positions = np.arange(len(names))
     for axis, metric in zip(axes, metrics, strict=True):
         values = table[metric].to_numpy(dtype=float)
         intervals = table.get(f"{metric}_ci")
         error = None
         if intervals is not None:
-            low = np.array(
-                [
-                    ci[0] if isinstance(ci, tuple) else v
-                    for ci, v in zip(intervals, values, strict=True)
-                ]
-            )
-            high = np.array(
-                [
-                    ci[1] if isinstance(ci, tuple) else v
-                    for ci, v in zip(intervals, values, strict=True)
-                ]
-            )
+            pairs = [
+                ci if isinstance(ci, tuple) else (v, v)
+                for ci, v in zip(intervals, values, strict=True)
+            ]
+            low, high = np.array(pairs, dtype=float).reshape(-1, 2).T
             # clipped: a bootstrap mean of a constant can differ from it in the last bit
             error = np.clip(np.vstack([values - low, high - values]), 0.0, None)
         axis.barh(positions, values, xerr=error, color="#4c72b0", ecolor="#333333", capsize=3)
@@ -180,10 +164,7 @@ _LOWER = {"log_loss", "brier", "ece", "next_state_mse"}
 def calibration_figure(
     curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]], title: str
 ) -> plt.Figure:
-    """Reliability diagrams, one small panel per agent on shared axes, the diagonal in each.
-
-    Each panel plots accuracy against confidence (marker area ∝ votes in the bin).
-    """
+    """Reliability diagrams: accuracy against confidence (area ∝ votes), a panel per agent."""
     columns = min(4, len(curves))
     rows = math.ceil(len(curves) / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns + 0.6, 2.5 * rows + 0.9),
@@ -253,10 +234,7 @@ FIGURE_CAPTIONS = {
 
 
 def figure_texts(name: str, figure: plt.Figure, suite: str) -> tuple[str, str]:
-    """The alt text and caption of a report figure; a name without a description gets a plain one.
-
-    The figure's own title (e.g. the agent it draws) ends the alt text.
-    """
+    """The alt text (ended by the figure's title) and caption of a report figure, by name."""
     alt, caption = FIGURE_CAPTIONS.get(
         name,
         (
@@ -317,8 +295,7 @@ def html_page(title: str, sections: Sequence[tuple[str, str]], footer: str = "")
 
     Args:
         title: page title.
-        sections: (heading, body HTML) per section, e.g. paragraphs, :func:`html_table` and
-            :func:`html_figure` output.
+        sections: (heading, body HTML) per section.
         footer: a last line of small print (empty: none).
     """
     parts = [
@@ -347,11 +324,7 @@ def _prose(result: Any) -> str:
 def write_report(
     results: Sequence[Any], out: str | Path, *, options: Mapping[str, Any], kind: str, version: int
 ) -> dict[str, Path]:
-    """Write results.json, results.md, report.html and PNG figures as one report folder.
-
-    The folder is written whole and swapped in at once (an earlier report there is replaced);
-    ``results.json`` is its manifest, and ``results.md`` and ``report.html`` end with the
-    report's id (the ``artifact_id`` of ``results.json``).
+    """Write results.json (the manifest), results.md, report.html and PNGs as one folder.
 
     Args:
         results: :class:`~assembly_gym.benchmarks.suites.SuiteResult` objects.
@@ -375,22 +348,12 @@ def write_report(
         parts = [_prose(result)]
         parts.extend(html_table(table, caption) for caption, table in result.tables())
         metrics = [m for m in result.plot_metrics if m in result.table]
-        plots = [
-            (
-                "metrics",
-                metric_bars_figure(
-                    result.table, metrics, f"{result.suite}: held-out scores (95% CI)"
-                ),
-            )
-        ]
+        title = f"{result.suite}: held-out scores (95% CI)"
+        plots = {"metrics": metric_bars_figure(result.table, metrics, title)}
         if result.calibration:  # suites scored by class labels
-            plots.append(
-                (
-                    "calibration",
-                    calibration_figure(result.calibration, f"{result.suite}: reliability"),
-                )
-            )
-        for name, figure in (*plots, *result.extras.get("figures", {}).items()):
+            title = f"{result.suite}: reliability"
+            plots["calibration"] = calibration_figure(result.calibration, title)
+        for name, figure in {**plots, **result.extras.get("figures", {})}.items():
             alt, caption = figure_texts(name, figure, result.suite)
             png = figure_png(figure)
             files[f"{result.suite}_{name}.png"] = png
@@ -423,11 +386,9 @@ def write_report(
 
 
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """Table rows as JSON-ready dicts (intervals as [low, high], numpy scalars as floats)."""
-    rows = []
-    for row in table.to_dict(orient="records"):
-        rows.append({str(k): _json_value(v) for k, v in row.items()})  # str: the column names
-    return rows
+    """Table rows as JSON-ready dicts (names as text, intervals as [low, high], numbers plain)."""
+    rows = table.to_dict(orient="records")
+    return [{str(k): _json_value(v) for k, v in row.items()} for row in rows]
 
 
 def _json_value(value: Any) -> Any:

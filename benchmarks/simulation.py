@@ -1,23 +1,13 @@
 """Sessions played by learned rewards: every country votes by its soft-optimal policy at once.
 
-Each roll call is one decision per country, so a country's MaxEnt-optimal policy under its
-learned reward θ_c is the softmax π_c(a | s) = exp(θ_c·φ(s, a)) / Σ_b exp(θ_c·φ(s, b)) over
-yes / no / abstain. The policies come from :meth:`RewardModel.policy
-<assembly_gym.irl.reward_model.RewardModel.policy>`, the path of ``assembly-gym irl predict``:
-roll-call attributes described by the model's training history, never a vote of the simulated
-sessions. Every country then draws its vote on every roll call in one batched step: one
-uniform number per (country, roll call) from a seeded generator, inverted through the
-policy's cumulative probabilities.
-
-Who votes: the model's countries that voted in the last session of its training history (the
-members of the assembly as the model last saw it); the simulation never learns who really
-attended a later session. A roll call is adopted when yes > no among the votes cast.
-
-Interventions (:class:`Interventions`) change the game before it is played: a country acts
-by another's learned reward, a bloc always votes one way, or the roll calls' attributes are
-set (issue code, importance). Draws depend only on the seed and the shape (countries × roll
-calls), so a baseline and an intervened run with the same seed are paired: each country's
-vote moves only where the intervention moved its policy.
+A roll call is one decision per country, so the policy of a learned reward θ_c is the
+softmax π_c(a | s) ∝ exp θ_c·φ(s, a) over yes / no / abstain, from :meth:`RewardModel.policy
+<assembly_gym.irl.reward_model.RewardModel.policy>` (never a vote of the simulated
+sessions). The voters are the model's countries that voted in its last training session;
+each draws its vote on every roll call in one batched step (one seeded uniform number per
+(country, roll call), inverted through the cumulative policy). :class:`Interventions` change
+the game before it is played, with the same draws, so a baseline and an intervened run of
+one seed are paired. See docs/simulation.md.
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -44,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.irl.reward_model import RewardModel
 
 __all__ = [
@@ -53,7 +43,6 @@ __all__ = [
     "VOTE_NAMES",
     "Interventions",
     "Simulation",
-    "adoption",
     "check_interventions",
     "check_settings",
     "count_votes",
@@ -142,8 +131,8 @@ class Simulation:
 
     @property
     def adopted(self) -> np.ndarray:
-        """Whether each roll call passes (yes > no), shape (R,) bool."""
-        return adoption(self.tallies)
+        """Whether each roll call passes (:data:`ADOPTION`: yes > no), shape (R,) bool."""
+        return ADOPTION(self.votes.T)
 
     @property
     def decisions_per_second(self) -> float:
@@ -180,7 +169,7 @@ def simulate(
     Args:
         model: learned rewards with their training history.
         roll_calls: the roll calls to play: attributes only (the layout of
-            :func:`~assembly_gym.envs.legislative.data.load_roll_call_attributes`); no vote.
+            :func:`~assembly_gym.envs.legislative.data.unvotes.load_roll_call_attributes`); no vote.
         seed: seed of the draws (same seed and shape: same uniform numbers).
         interventions: what to change before playing.
         countries: the voters (default: :func:`members`).
@@ -341,11 +330,6 @@ def count_votes(votes: np.ndarray) -> np.ndarray:
 def yes_shares(tallies: np.ndarray) -> np.ndarray:
     """Share of yes among the votes cast: tallies (R, 3) → (R,); 0 where none was cast."""
     return tallies[:, Vote.YES] / np.maximum(tallies.sum(axis=1), 1)
-
-
-def adoption(tallies: np.ndarray) -> np.ndarray:
-    """Whether each roll call is adopted, yes > no among the votes cast: (R, 3) → (R,) bool."""
-    return tallies[:, Vote.YES] > tallies[:, Vote.NO]
 
 
 def _history(model: RewardModel) -> RollCallData:

@@ -1,24 +1,16 @@
 """Simulated sessions against what really happened, counterfactuals against their baseline.
 
 Scores of a :class:`~assembly_gym.benchmarks.simulation.Simulation` on the real votes of the
-same roll calls:
-
-- per-vote accuracy, macro-F1 and log-loss (nats) of each voter's policy on the votes it
-  really cast (:class:`~assembly_gym.core.metrics.GroupedScores`, the package's metrics);
-- outcome accuracy: the share of roll calls whose simulated outcome (adopted: yes > no
-  among the votes cast) is the real one, the real one counted over every real voter;
-- yes-share MAE: mean |simulated − real| share of yes per roll call;
-- KS: the Kolmogorov–Smirnov distance between the simulated and the real distributions of
-  the yes share per roll call (``scipy.stats.ks_2samp``).
-
-Each score comes with a 95% percentile bootstrap interval over roll calls (resampled as
-clusters, :mod:`assembly_gym.benchmarks.statistics`). Figures are matplotlib ``Figure``
-objects (no pyplot state); :func:`~assembly_gym.benchmarks.report.figure_png` saves them.
+same roll calls (:data:`SCORES`: per-vote accuracy, macro-F1 and log-loss; outcome accuracy;
+yes-share MAE; the KS distance of the yes-share distributions, ``scipy.stats.ks_2samp``),
+each with a 95% bootstrap interval over roll calls (docs/simulation.md, "How a session is
+played"). Figures are matplotlib ``Figure`` objects (no pyplot state).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,19 +18,26 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import ks_2samp
 
-from assembly_gym.benchmarks.simulation import Simulation, adoption, count_votes, yes_shares
-from assembly_gym.benchmarks.statistics import bootstrap_intervals, bootstrap_weights
+from assembly_gym.benchmarks.report import figure_png, markdown_table
+from assembly_gym.benchmarks.simulation import Simulation, count_votes, yes_shares
+from assembly_gym.benchmarks.statistics import (
+    bootstrap_intervals,
+    bootstrap_weights,
+    percentile_interval,
+)
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.metrics import GroupedScores
-from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, RollCallData, Vote
 
 __all__ = [
     "SCORES",
+    "SimulationReport",
     "compare",
     "counterfactual_figure",
     "country_scores",
     "distribution_figure",
     "real_votes",
+    "report_simulation",
     "score",
     "yes_share_figure",
 ]
@@ -89,7 +88,7 @@ def score(
     real_tallies = count_votes(real.votes)
     voted = real_tallies.sum(axis=1) > 0  # roll calls with a real vote
     real_share, simulated_share = yes_shares(real_tallies)[voted], simulation.yes_share[voted]
-    right = (adoption(real_tallies) == simulation.adopted)[voted].astype(float)
+    right = (ADOPTION(real.votes.T) == simulation.adopted)[voted].astype(float)
     error = np.abs(simulated_share - real_share)
     weights = bootstrap_weights(len(right), n_resamples, rng)
     resampled = {
@@ -103,7 +102,7 @@ def score(
         "ks": _ks(simulated_share, real_share, np.ones(len(right))),
     }
     for name, values in resampled.items():
-        row[f"{name}_ci"] = (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
+        row[f"{name}_ci"] = percentile_interval(values)
     return row | {"votes": int(cast.sum()), "roll_calls": int(voted.sum())}
 
 
@@ -199,3 +198,103 @@ def counterfactual_figure(baseline: Simulation, intervened: Simulation, title: s
     axis.legend(fontsize=8, loc="upper left")
     figure.tight_layout()
     return figure
+
+
+@dataclass(frozen=True)
+class SimulationReport:
+    """A play of learned rewards scored beside the majority play: what ``simulate`` shows.
+
+    Attributes:
+        scores: one row per play (``policy``), :data:`SCORES` with their intervals.
+        text: Markdown: the scores, the speed, and the counterfactual if there is one.
+        files: file name → bytes: PNG plots, ``roll_calls.csv`` and ``countries.csv``.
+        counterfactual: :func:`compare` of the play and the intervened one, or None.
+    """
+
+    scores: pd.DataFrame
+    text: str
+    files: dict[str, bytes]
+    counterfactual: dict[str, Any] | None
+
+
+def report_simulation(
+    real: RollCallData, played: Simulation, majority: Simulation,
+    intervened: Simulation | None = None, *, n_resamples: int, rng: np.random.Generator,
+    title: str = "",
+) -> SimulationReport:  # fmt: skip
+    """Score ``played`` and ``majority`` on ``real``, draw them, and the counterfactual.
+
+    Args:
+        real: the real votes of the simulated roll calls (read only to score).
+        played: the play of the learned rewards.
+        majority: the play of each country's historical majority vote.
+        intervened: the same draws as ``played`` under interventions described by ``title``.
+        n_resamples: bootstrap resamples (over roll calls) of the intervals.
+        rng: the bootstrap's generator.
+        title: the interventions, in words.
+    """
+    plays = {"learned rewards": played, "historical majority": majority}
+    scores = pd.DataFrame(
+        [{"policy": name} | score(play, real, n_resamples, rng) for name, play in plays.items()]
+    )
+    seconds = played.policy_seconds + played.decision_seconds
+    parts = [
+        markdown_table(scores.drop(columns=["votes", "roll_calls"]).rename(columns=_HEADERS)),
+        f"{played.votes.size} agent-decisions: policies {played.policy_seconds:.2f} s (features "
+        f"and softmax), batched draws and tallies {played.decision_seconds * 1e3:.2f} ms = "
+        f"{played.decisions_per_second:,.0f} agent-decisions/s ({played.votes.size / seconds:,.0f}"
+        "/s with the policies)",
+    ]  # fmt: skip
+    real_share = yes_shares(count_votes(real.votes))
+    shares = {name: play.yes_share for name, play in plays.items()}
+    files = {"yes_share.png": figure_png(yes_share_figure(real_share, shares)),
+             "yes_share_distributions.png": figure_png(distribution_figure(real_share, shares))}
+    frame = pd.DataFrame({"rcid": played.roll_calls["rcid"],
+                          "session": played.roll_calls["session"], "real_yes_share": real_share,
+                          "simulated_yes_share": played.yes_share,
+                          "simulated_adopted": played.adopted,
+                          "majority_yes_share": majority.yes_share})  # fmt: skip
+    change = None
+    if intervened is not None:
+        change = compare(played, intervened)
+        parts.append(_counterfactual_text(change, title, played.seed))
+        files["counterfactual.png"] = figure_png(
+            counterfactual_figure(played, intervened, f"{title} (seed {played.seed})")
+        )
+        frame["intervened_yes_share"] = intervened.yes_share
+        frame["intervened_adopted"] = intervened.adopted
+    files["roll_calls.csv"] = frame.to_csv(index=False, float_format="%.6f").encode()
+    files["countries.csv"] = country_scores(played, real).to_csv(
+        index=False, float_format="%.6f"
+    ).encode()
+    return SimulationReport(scores, "\n\n".join(parts), files, change)
+
+
+_HEADERS = {
+    f"{name}{suffix}": f"{label}{suffix}"
+    for name, label in (("outcome_accuracy", "outcome acc."), ("yes_share_mae", "yes-share MAE"),
+                        ("ks", "KS"))
+    for suffix in ("", "_ci")
+}  # fmt: skip
+"""Column headers of the scores table (the intervals' columns follow their metric's)."""
+
+
+def _counterfactual_text(change: dict[str, Any], title: str, seed: int) -> str:
+    """The counterfactual's table of mean tallies and outcomes (:func:`compare`'s ``change``)."""
+    rows = [
+        f"| mean {name} votes per roll call | {a:.2f} | {b:.2f} | {b - a:+.2f} |"
+        for name, (a, b) in change["mean_tally"].items()
+    ]
+    (a, b), n = change["adopted"], change["roll_calls"]
+    share_a, share_b = change["mean_yes_share"]
+    rows += [
+        f"| mean yes share | {share_a:.3f} | {share_b:.3f} | {share_b - share_a:+.3f} |",
+        f"| roll calls adopted | {a}/{n} | {b}/{n} | {b - a:+d} |",
+    ]
+    return "\n".join([
+        f"Counterfactual {title} (seed {seed}: the baseline's draws)", "",
+        "| | baseline | intervened | change |", "| --- | --- | --- | --- |", *rows, "",
+        f"outcomes flipped: {len(change['flipped_to_rejected'])} adopted → rejected, "
+        f"{len(change['flipped_to_adopted'])} rejected → adopted; "
+        f"{change['votes_changed']:.1%} of votes changed",
+    ])  # fmt: skip

@@ -18,6 +18,8 @@ __all__ = [
     "bootstrap_weights",
     "calibration_curve",
     "paired_bootstrap_test",
+    "paired_p_value",
+    "percentile_interval",
 ]
 
 
@@ -43,11 +45,22 @@ def bootstrap_intervals(
         Metric name → (low, high).
     """
     samples = scores.metrics(bootstrap_weights(scores.n_groups, n_resamples, rng))
+    return {name: percentile_interval(v, confidence) for name, v in samples.items()}
+
+
+def percentile_interval(samples: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap samples, shape (n_resamples,): (low, high)."""
     tail = (1.0 - confidence) / 2 * 100
-    return {
-        name: (float(np.percentile(v, tail)), float(np.percentile(v, 100 - tail)))
-        for name, v in samples.items()
-    }
+    return float(np.percentile(samples, tail)), float(np.percentile(samples, 100 - tail))
+
+
+def paired_p_value(differences: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of resampled paired differences, shape (n_resamples,).
+
+    Twice the share of resamples on the far side of zero, at least 1 / n_resamples.
+    """
+    tail = min((differences <= 0).mean(), (differences >= 0).mean())
+    return float(min(1.0, max(2 * tail, 1.0 / len(differences))))
 
 
 def paired_bootstrap_test(
@@ -60,16 +73,14 @@ def paired_bootstrap_test(
     """Difference ``a − b`` in a metric and its two-sided paired bootstrap p-value.
 
     Both agents must be scored on the same groups. The same resampled groups score both
-    agents, so votes shared by the two predictions cancel. The p-value is twice the share of
-    resamples on the far side of zero (at least 1 / n_resamples).
+    agents, so votes shared by the two predictions cancel (p-value: :func:`paired_p_value`).
     """
     if a.n_groups != b.n_groups:
         raise ValueError(f"agents scored on {a.n_groups} and {b.n_groups} groups; pair on the same")
     weights = bootstrap_weights(a.n_groups, n_resamples, rng)
     difference = a.metrics(weights)[metric] - b.metrics(weights)[metric]
     observed = float(a.metrics()[metric][0] - b.metrics()[metric][0])
-    tail = min((difference <= 0).mean(), (difference >= 0).mean())
-    return observed, float(min(1.0, max(2 * tail, 1.0 / n_resamples)))
+    return observed, paired_p_value(difference)
 
 
 def calibration_curve(

@@ -1,6 +1,9 @@
-"""Registration of the ``assembly/`` environments with Gymnasium.
+"""The ``assembly/`` env families, and their registration with Gymnasium.
 
-Runs on ``import assembly_gym`` (or ``gym.register_envs(assembly_gym)``) and, through the
+Each family (:class:`~assembly_gym.envs.family.EnvFamily`) names its entry points and parts
+as ``"module:attribute"`` strings, so that registering imports none of the envs (nor, for
+``Simulator-v0``, anything from ``world_models``). :func:`register_envs` runs on
+``import assembly_gym`` (or ``gym.register_envs(assembly_gym)``) and, through the
 ``gymnasium.envs`` entry point declared in ``pyproject.toml``, on a bare ``import gymnasium``
 (Gymnasium 0.29 loads such plugins; 1.x dropped the plugin hook). Where only the id string
 travels (SB3's spawned ``SubprocVecEnv`` workers, RLlib, CleanRL scripts), the form
@@ -11,38 +14,65 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ENV_IDS", "VECTOR_ENTRY_POINTS", "make_native_vec", "register_envs"]
+from assembly_gym.envs.family import EntryPoint, EnvFamily, register_family
 
-ENV_IDS: dict[str, str] = {
-    "assembly/RollCall-v0": "assembly_gym.envs.legislative.rollcall:RollCallEnv",
-    "assembly/Deliberation-v0": "assembly_gym.envs.legislative.deliberation:DeliberationEnv",
-    "assembly/Simulator-v0": "assembly_gym.world_models.simulator:SimulatorEnv",
-    "assembly/MemoryDynamics-v0": "assembly_gym.envs.memory.env:MemoryDynamicsEnv",
-}
+__all__ = ["BUILTIN_FAMILIES", "ENV_IDS", "VECTOR_ENTRY_POINTS", "make_native_vec", "register_envs"]
 
-VECTOR_ENTRY_POINTS: dict[str, str] = {
-    "assembly/RollCall-v0": "assembly_gym.envs.legislative.vector:RollCallVectorEnv",
-    "assembly/Deliberation-v0": "assembly_gym.envs.legislative.vector:DeliberationVectorEnv",
-    "assembly/MemoryDynamics-v0": "assembly_gym.envs.memory.vector:MemoryDynamicsVectorEnv",
-    "assembly/Simulator-v0": "assembly_gym.world_models.simulator_vector:SimulatorVectorEnv",
+_LEGISLATIVE = "assembly_gym.envs.legislative"
+_SUITES = "assembly_gym.benchmarks.suites"
+
+BUILTIN_FAMILIES = (
+    EnvFamily(
+        "assembly/RollCall-v0",
+        entry_point=f"{_LEGISLATIVE}.rollcall:RollCallEnv",
+        vector_entry_point=f"{_LEGISLATIVE}.vector:RollCallVectorEnv",
+        transitions=f"{_LEGISLATIVE}.transitions:rollcall_transitions",
+        demonstrations=f"{_LEGISLATIVE}.demonstrations:rollcall_demonstrations",
+        feature_map=f"{_LEGISLATIVE}.phi:ActionFeatureMap",
+        suites={
+            "synthetic": f"{_SUITES}.rollcall:SYNTHETIC",
+            "unvotes": f"{_SUITES}.rollcall:UNVOTES",
+        },
+    ),
+    EnvFamily(
+        "assembly/Deliberation-v0",
+        entry_point=f"{_LEGISLATIVE}.deliberation:DeliberationEnv",
+        vector_entry_point=f"{_LEGISLATIVE}.vector:DeliberationVectorEnv",
+        declaration=f"{_LEGISLATIVE}.deliberation:STATE_DECLARATION",
+        transitions=f"{_LEGISLATIVE}.transitions:deliberation_transitions",
+        demonstrations=f"{_LEGISLATIVE}.demonstrations:deliberation_demonstrations",
+        feature_map=f"{_LEGISLATIVE}.phi:DeliberationFeatureMap",
+        suites={"deliberation": f"{_SUITES}.deliberation:DELIBERATION"},
+    ),
+    EnvFamily(
+        "assembly/MemoryDynamics-v0",
+        entry_point="assembly_gym.envs.memory.env:MemoryDynamicsEnv",
+        vector_entry_point="assembly_gym.envs.memory.vector:MemoryDynamicsVectorEnv",
+        suites={"memory": f"{_SUITES}.memory:MEMORY"},
+    ),
+    EnvFamily(  # its state is the one of the family its model learned
+        "assembly/Simulator-v0",
+        entry_point="assembly_gym.world_models.simulator:SimulatorEnv",
+        vector_entry_point="assembly_gym.world_models.simulator_vector:SimulatorVectorEnv",
+    ),
+)
+"""The families of this package, registered by :func:`register_envs`."""
+
+ENV_IDS: dict[str, EntryPoint] = {family.env_id: family.entry_point for family in BUILTIN_FAMILIES}
+"""Every id of this package → its entry point."""
+
+VECTOR_ENTRY_POINTS: dict[str, EntryPoint] = {
+    family.env_id: family.vector_entry_point
+    for family in BUILTIN_FAMILIES
+    if family.vector_entry_point is not None
 }
 """Native batched versions, built by ``gym.make_vec`` (see :func:`make_native_vec`)."""
 
 
 def register_envs() -> None:
-    """Register every ``assembly/`` id that is not registered yet (safe to call twice)."""
-    # Imported here, not at the top: on a bare `import envs`, importing gymnasium runs its
-    # plugin loader, which calls this function; a top-level import would find this module
-    # only half initialised.
-    from gymnasium.envs.registration import register, registry
-
-    for env_id, entry_point in ENV_IDS.items():
-        if env_id not in registry:
-            register(
-                id=env_id,
-                entry_point=entry_point,
-                vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id),
-            )
+    """Register every family of this package that is not registered yet (safe to call twice)."""
+    for family in BUILTIN_FAMILIES:
+        register_family(family)
 
 
 def make_native_vec(env_id: str, num_envs: int, **kwargs: Any) -> Any:

@@ -4,8 +4,8 @@ RLlib builds envs from Ray's own registry (``ray.tune.registry``), not from Gymn
 builds them on its env runners, where only the name and the ``env_config`` travel.
 :func:`register_rllib_envs` registers, under these names:
 
-* every id of :data:`~assembly_gym.envs.registration.ENV_IDS` (``"assembly/RollCall-v0"``,
-  …): ``gym.make(id, **env_config)``;
+* every registered family's id (:data:`~assembly_gym.envs.family.FAMILIES`:
+  ``"assembly/RollCall-v0"``, …): ``gym.make(id, **env_config)``;
 * the same id with the suffix :data:`MASKED_SUFFIX` (``"assembly/Deliberation-v0-masked"``):
   that env behind :class:`MaskedObservation`, for RLlib's action-masking module;
 * :data:`MULTI_AGENT_ENVS` (``"assembly_v0"``, ``"assembly_v0-deliberation"``): the variant of
@@ -36,9 +36,9 @@ from gymnasium import spaces
 from pettingzoo.utils import BaseParallelWrapper
 
 from assembly_gym.core.optional import require
+from assembly_gym.envs.family import FAMILIES  # importing envs registers the families
 from assembly_gym.envs.multiagent.assembly import parallel_env
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase
-from assembly_gym.envs.registration import ENV_IDS  # importing envs registers the ids
 
 __all__ = [
     "MASKED_SUFFIX",
@@ -165,7 +165,7 @@ def _make_multi(variant: str, env_config: Mapping[str, Any]) -> Any:
 def register_rllib_envs() -> list[str]:
     """Register every env with Ray's registry, for RLlib (safe to call twice).
 
-    Registers the ids of ``ENV_IDS``, each again with :data:`MASKED_SUFFIX`, and
+    Registers the ids of ``FAMILIES``, each again with :data:`MASKED_SUFFIX`, and
     :data:`MULTI_AGENT_ENVS`; an RLlib config then names the env:
     ``PPOConfig().environment("assembly/RollCall-v0", env_config={"country": "Country 001"})``.
 
@@ -179,7 +179,7 @@ def register_rllib_envs() -> list[str]:
     from ray.tune.registry import register_env
 
     creators: dict[str, Any] = {}
-    for env_id in ENV_IDS:
+    for env_id in FAMILIES:
         creators[env_id] = functools.partial(_make_single, env_id)
         creators[env_id + MASKED_SUFFIX] = functools.partial(_make_single, env_id, masked=True)
     for name, variant in MULTI_AGENT_ENVS.items():

@@ -86,6 +86,7 @@ __all__ = [
     "UNRECORDED",
     "DeliberationProblem",
     "PlantedDeliberation",
+    "cross_validate",
     "fit_deliberation_rewards",
     "held_out_log_likelihood",
     "identified_weights",
@@ -621,3 +622,29 @@ def held_out_log_likelihood(
     uniform = sum(float(-np.log(m.sum(axis=1)).sum()) for m in (d.masks for d in demos))
     return {"decisions": decisions, "log-lik (IRL)": float(loglik.sum()) / decisions,
             "log-lik (uniform)": uniform / decisions}  # fmt: skip
+
+
+def cross_validate(
+    records: ResolutionRecords, folds: Sequence[np.ndarray], countries: Sequence[str] | None = None,
+    *, l2: float = 10.0, shrinkage: Shrinkage = "global",
+) -> list[dict[str, float]]:  # fmt: skip
+    """:func:`held_out_log_likelihood` on each fold, fitted on the other resolutions.
+
+    Args:
+        records: the resolutions.
+        folds: each fold's test resolutions (indices; e.g. ``benchmarks.splits.record_folds``).
+        countries: the countries to fit (None: all with recorded decisions).
+        l2: prior precision on standardised weights.
+        shrinkage: shrink each country toward the pooled fit of all countries.
+
+    Returns:
+        One row per fold: ``fold`` (from 1), ``train resolutions``, ``test resolutions``, then
+        :func:`held_out_log_likelihood`'s scores.
+    """
+    rows = []
+    for k, test in enumerate(folds, 1):
+        train = np.setdiff1d(np.arange(records.n_resolutions), test)
+        score = held_out_log_likelihood(records, train, test, countries, l2=l2, shrinkage=shrinkage)
+        rows.append({"fold": k, "train resolutions": len(train), "test resolutions": len(test),
+                     **score})  # fmt: skip
+    return rows

@@ -37,9 +37,10 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from scipy.special import softmax
 
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.data import ABSENT, ISSUE_NAMES
+from assembly_gym.envs.legislative.data.schema import ABSENT, ISSUE_NAMES
 from assembly_gym.envs.legislative.observation import REFERENCES, FeatureConfig, RollCallFeatures
 from assembly_gym.irl.reward_model import RewardModel
 
@@ -171,11 +172,6 @@ def _centred_covariance(se: np.ndarray) -> np.ndarray:
     return covariance
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return shifted / shifted.sum(axis=1, keepdims=True)
-
-
 def _span(values: np.ndarray) -> tuple[float, float]:
     """10th → 90th percentile; the smallest → the largest value where those coincide."""
     low, high = np.percentile(values, [10, 90])
@@ -217,7 +213,7 @@ def vote_effects(model: RewardModel, country: str, obs: np.ndarray) -> pd.DataFr
         jacobian = np.zeros((len(actions), len(actions)))
         for value, sign in ((low, -1.0), (high, 1.0)):
             shift = value - obs[:, j]  # (N,)
-            p = _softmax(logits + shift[:, None] * weights[None, :])
+            p = softmax(logits + shift[:, None] * weights[None, :], axis=1)
             moved[sign] = p.mean(axis=0)
             # ∂p_a/∂θ_b = shift · p_a (δ_ab − p_b), averaged over decisions.
             outer = np.einsum("n,na,nb->ab", shift, p, p) / len(p)

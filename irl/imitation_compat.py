@@ -237,14 +237,8 @@ def run_mce_irl(
 ) -> MCEIRLResult:
     """Train imitation's MCEIRL (defaults) in a child process, stopped after ``time_limit``.
 
-    Args:
-        mdp: the MDP.
-        observations: state features, shape (S, k).
-        start: initial-state distribution, shape (S,).
-        states: demonstrated states, shape (N, H + 1).
-        actions: demonstrated actions, shape (N, H).
-        seed: seed of torch and of imitation's generator.
-        time_limit: seconds before the child process is terminated.
+    The arguments are :func:`train_mce_irl`'s; ``time_limit`` is in seconds, after which the
+    child process is terminated.
 
     Raises:
         RuntimeError: when the child process fails.

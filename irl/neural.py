@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.special import softmax
 from tqdm.auto import tqdm
 
 from assembly_gym.core.device import resolve_device
@@ -107,9 +108,7 @@ class NeuralReward:
         logits = self.rewards(np.atleast_2d(inputs))
         if mask is not None:
             logits = np.where(np.broadcast_to(mask, logits.shape), logits, -np.inf)
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        return probs / probs.sum(axis=1, keepdims=True)
+        return softmax(logits, axis=1)
 
     def fit(
         self,

@@ -9,7 +9,7 @@ Saved as a folder, written whole and swapped in at once (:mod:`assembly_gym.core
 ``reward_model.json`` (human-readable weights and standard errors, versioned; the manifest, with
 the save's id and the checksum of the history) and ``history.npz`` (the training history,
 compressed, carrying the same id). Loading reads nothing else, and refuses a history of another
-save. Folders saved before ids load as before.
+save.
 
 Example:
     >>> import numpy as np
@@ -122,14 +122,9 @@ class RewardModel:
         """Names of the flattened weights (``"yes:bias"``, ``"yes:issue_me"``, …)."""
         return self.feature_map.names
 
-    @property
-    def _layout(self) -> tuple[str, ...]:
-        """:attr:`layout`, which ``__post_init__`` sets to ``obs_names`` when it is None."""
-        return self.layout if self.layout is not None else self.obs_names
-
     def select(self, obs: np.ndarray) -> np.ndarray:
         """The columns the reward reads from env observations: (N, len(layout)) → (N, d)."""
-        obs, layout = np.atleast_2d(obs), self._layout
+        obs, layout = np.atleast_2d(obs), self.layout or self.obs_names  # set by __post_init__
         if obs.shape[1] != len(layout):
             raise ValueError(
                 f"observations have {obs.shape[1]} dimensions, the model's env {len(layout)}"
@@ -208,7 +203,7 @@ class RewardModel:
 
         Args:
             roll_calls: roll-call attributes (the layout of
-                :func:`~assembly_gym.envs.legislative.data.load_roll_call_attributes`).
+                :func:`~assembly_gym.envs.legislative.data.unvotes.load_roll_call_attributes`).
             progress: show a progress bar over countries.
 
         Returns:
@@ -245,7 +240,8 @@ class RewardModel:
             DataError: when the model carries no training history.
         """
         probs = self.policy(roll_calls, progress=progress)  # refuses a model without history
-        codes = _country_codes(self.history) if self.history is not None else {}
+        known = self.history.countries if self.history is not None else ()
+        codes = {c.name: c.iso2 or c.name for c in known}
         frame = pd.DataFrame(
             {
                 "rcid": np.tile(roll_calls["rcid"].to_numpy(), len(self.countries)),
@@ -287,10 +283,9 @@ class RewardModel:
                                 f"actions are {', '.join(self.action_names)}")  # fmt: skip
             reference = self.action_names.index(relative_to)
             theta = theta - theta[:, [reference]]
-            names = ("bias", *self.obs_names)
             for action, inert in self.info.get("inert", {}).items():
                 for feature in inert:
-                    theta[:, self.action_names.index(action), names.index(feature)] = 0.0
+                    theta[:, self.action_names.index(action), features.index(feature)] = 0.0
         if country is None:
             for a, name in enumerate(self.action_names):
                 table[f"{name}_mean"] = theta[:, a].mean(axis=0)
@@ -320,15 +315,14 @@ class RewardModel:
         files = {}
         if self.history is not None:
             files[HISTORY_FILE] = _history_bytes(self.history, artifact_id)
-        names = ("bias", *self.obs_names)
+        names, layout = ("bias", *self.obs_names), self.layout or self.obs_names
         payload = {
             "env_id": self.env_id,
             "action_names": list(self.action_names),
             "obs_names": list(self.obs_names),
-            "layout": list(self._layout) if self._layout != self.obs_names else None,
+            "layout": list(layout) if layout != self.obs_names else None,
             "feature_config": asdict(self.feature_config) if self.feature_config else None,
             "info": self.info,
-            "has_history": self.history is not None,
             "countries": {
                 country: {
                     action: {
@@ -353,8 +347,7 @@ class RewardModel:
                 kind or version, fields of the wrong type, no country, or weights that do not
                 fit the names.
         """
-        saved = read_artifact(directory, manifest=MODEL_FILE, kind=MODEL_KIND, version=_VERSION,
-                              legacy_files=(HISTORY_FILE,))  # fmt: skip
+        saved = read_artifact(directory, manifest=MODEL_FILE, kind=MODEL_KIND, version=_VERSION)
         document, source = saved.manifest, saved.folder / MODEL_FILE
         actions = tuple(checked_field(document, "action_names", list, source, items=str))
         if not actions:
@@ -363,17 +356,10 @@ class RewardModel:
         entries = checked_field(document, "countries", dict, source, items=dict)
         if not entries:
             raise CheckpointError(f"{source}: invalid reward model (no countries)")
-        layout = checked_field(document, "layout", (list, type(None)), source, items=str,
-                               default=None)  # fmt: skip
-        config = checked_field(document, "feature_config", (dict, type(None)), source,
-                               default=None)  # fmt: skip
+        layout = checked_field(document, "layout", (list, type(None)), source, items=str)
+        config = checked_field(document, "feature_config", (dict, type(None)), source)
         history = None
-        if checked_field(document, "has_history", bool, source, default=False):
-            if HISTORY_FILE not in saved.files:
-                raise CheckpointError(
-                    f"{saved.folder / HISTORY_FILE}: file not found (the model says it saved "
-                    "its history)"
-                )
+        if HISTORY_FILE in saved.files:  # listed in the manifest, so read and checked
             history = _history_from(
                 saved.files[HISTORY_FILE], saved.folder / HISTORY_FILE, saved.artifact_id
             )
@@ -387,7 +373,7 @@ class RewardModel:
                 errors,
                 env_id=checked_field(document, "env_id", str, source),
                 feature_config=FeatureConfig(**config) if config else None,
-                info=checked_field(document, "info", dict, source, default={}),
+                info=checked_field(document, "info", dict, source),
                 history=history,
                 layout=layout,
             )
@@ -447,10 +433,6 @@ def _weight_entry(value: float, errors: np.ndarray | None, index: tuple[int, int
     return entry
 
 
-def _country_codes(data: RollCallData) -> dict[str, str]:
-    return {c.name: c.iso2 or c.name for c in data.countries}
-
-
 def _history_bytes(data: RollCallData, artifact_id: str) -> bytes:
     """The training roll calls and votes as a compressed .npz (no pickled objects)."""
     table = data.roll_calls
@@ -471,17 +453,15 @@ def _history_bytes(data: RollCallData, artifact_id: str) -> bytes:
     return arrays_to_bytes(arrays, compress=True)
 
 
-def _history_from(data: bytes, path: Path, artifact_id: str | None) -> RollCallData:
-    """The history saved by :func:`_history_bytes`; it must carry the manifest's id, if any.
+def _history_from(data: bytes, path: Path, artifact_id: str) -> RollCallData:
+    """The history saved by :func:`_history_bytes`; it must carry the manifest's id.
 
     Raises:
         CheckpointError: corrupted, incomplete, or saved with another model.
     """
     z = arrays_from_bytes(data, path)
     saved_id = z.get("artifact_id")
-    if artifact_id is not None and (
-        saved_id is None or saved_id.shape or str(saved_id) != artifact_id
-    ):
+    if saved_id is None or saved_id.shape or str(saved_id) != artifact_id:
         raise CheckpointError(
             f"{path}: the history of another save (its id differs from the one in {MODEL_FILE})"
         )

@@ -5,14 +5,13 @@ sibling swapped in at once, so a reader sees the whole old checkpoint or the who
 
     MODEL_DIR/
         world_model.json    manifest: kind, format version, artifact id, observation names,
-                            config, state, and the SHA-256 of every other file
+                            config, state, and the SHA-256 and size of every other file
         <parameter files>   whatever the model kind needs (npz arrays, torch state dicts)
         start_states.npy    start-state distribution of the simulator (optional)
 
 Any model kind (including LeWorld) can use these helpers and
 :func:`assembly_gym.world_models.base.register_world_model` to be loadable by
-:func:`assembly_gym.world_models.base.load_world_model`. Checkpoints saved before artifacts had
-ids (no ``artifact_id`` in the manifest) load as before.
+:func:`assembly_gym.world_models.base.load_world_model`.
 """
 
 from __future__ import annotations
@@ -24,13 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from assembly_gym.core.artifact import Artifact, read_artifact, write_artifact
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.core.persist import (
-    array_from_bytes,
-    array_to_bytes,
-    arrays_from_bytes,
-    arrays_to_bytes,
-    checked_field,
-)
+from assembly_gym.core.persist import checked_field
 
 if TYPE_CHECKING:
     from torch import nn
@@ -41,10 +34,6 @@ __all__ = [
     "CHECKPOINT_KIND",
     "START_STATES",
     "Artifact",
-    "array_from_bytes",
-    "array_to_bytes",
-    "arrays_from_bytes",
-    "arrays_to_bytes",
     "check_layout",
     "checkpoint_file",
     "load_torch_weights",
@@ -109,9 +98,8 @@ def read_checkpoint(folder: str | Path, *, layout: Sequence[str] | None = None) 
     )
     manifest, source = checkpoint.manifest, checkpoint.folder / MANIFEST
     checked_field(manifest, "model_kind", str, source)
-    checked_field(manifest, "module", str, source, default="")
+    checked_field(manifest, "module", str, source)
     checked_field(manifest, "obs_names", list, source, items=str)
-    checked_field(manifest, "files", dict, source)
     if layout is not None:
         check_layout(manifest["obs_names"], layout, checkpoint.folder)
     return checkpoint

@@ -4,7 +4,7 @@ For every head of the :class:`~assembly_gym.world_models.schema.StateSchema` (st
 binned vote shares, adopted, …) the model counts the classes of s' per *context* of (s, a),
 and for every Gaussian dimension it keeps the mean and variance. Contexts are nested, coarse
 to fine, and each level is smoothed toward the one before it with ``smoothing``
-pseudo-observations (:func:`~assembly_gym.envs.legislative.backoff.nested_backoff`, the
+pseudo-observations (:func:`~assembly_gym.core.backoff.nested_backoff`, the
 back-off of the env's own :class:`~assembly_gym.envs.legislative.dynamics.EmpiricalDynamics`
 too). Level 0 is nothing (the training
 frequencies, smoothed toward uniform); each further level adds one context variable, in
@@ -33,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from assembly_gym.core.backoff import nested_backoff
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.envs.legislative.backoff import nested_backoff
-from assembly_gym.world_models.base import Transitions, register_world_model
-from assembly_gym.world_models.checkpoint import arrays_from_bytes, arrays_to_bytes
+from assembly_gym.core.persist import arrays_from_bytes, arrays_to_bytes
+from assembly_gym.core.transitions import Transitions
+from assembly_gym.world_models.base import register_world_model
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 from assembly_gym.world_models.schema import (
     Cumulative,
@@ -65,7 +66,7 @@ class EmpiricalModel(HeadModel):
         seed: seed of the start-state subsample.
 
     Example:
-        >>> from assembly_gym.world_models.transitions import deliberation_transitions
+        >>> from assembly_gym.envs.legislative.transitions import deliberation_transitions
         >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
@@ -217,10 +218,8 @@ class EmpiricalModel(HeadModel):
         return 1
 
     def _outputs(self, obs: np.ndarray, action: np.ndarray) -> HeadOutputs:
-        return self._head_outputs(self._rows(obs, action))
-
-    def _head_outputs(self, rows: np.ndarray) -> HeadOutputs:
-        """The tables' rows ``rows`` (N,) of the stacked levels as one member's outputs."""
+        """The stacked tables' row of each (s, a) (:meth:`_rows`) as one member's outputs."""
+        rows = self._rows(obs, action)
         flat, _ = self._lookup
         return HeadOutputs(
             probs={name: flat[name][rows][None] for name in self._fitted_schema().heads},
@@ -411,7 +410,8 @@ class EmpiricalModel(HeadModel):
         """The tables."""
         return (_TABLES,)
 
-    def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+    def export_parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """The settings and the tables."""
         config = {"smoothing": self.smoothing, "coarse_bins": self.coarse_bins,
                   "n_bins": self.n_bins, "seed": self.seed,
                   "binary_copied": self._binary_copied.tolist()}  # fmt: skip
@@ -419,7 +419,10 @@ class EmpiricalModel(HeadModel):
                   for key, value in table.items()}  # fmt: skip
         return config, {_TABLES: arrays_to_bytes(arrays)}
 
-    def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
+    def restore_parameters(
+        self, config: dict[str, Any], files: dict[str, bytes], source: Path
+    ) -> None:
+        """Rebuild the tables from :meth:`export_parameters` output."""
         self.smoothing = float(config["smoothing"])
         self.coarse_bins = int(config["coarse_bins"])
         self._binary_copied = np.asarray(config["binary_copied"], dtype=np.int64)

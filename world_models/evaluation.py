@@ -5,23 +5,27 @@ transitions (episodes the model never saw):
 
 * **one step** (predictive mean and distributions of s' given the true s and a): negative
   log-likelihood (nats per transition; models with ``log_prob``), per-dimension RMSE over
-  the dimensions that change in the test data, stage accuracy, outcome (adopted) accuracy,
-  vote-share mean absolute error (percentage points, on the steps where a vote happens),
-  vote counts (shares × the number of voters) within ±k and their MAE, and calibration
-  (expected calibration error of the adopted probability and, pooled, of every head's most
-  likely class);
+  the dimensions that change in the test data, stage accuracy, outcome accuracy (on the
+  steps that reach the terminal stage), vote-share mean absolute error (percentage points,
+  on the steps where a vote happens), vote counts (shares × the number of voters) within
+  ±k and their MAE, and calibration (expected calibration error of the outcome's
+  probability and, pooled, of every head's most likely class);
 * **rollouts**: from each test episode's first state, the model's own samples fed back,
   with the recorded actions, for the recorded length; RMSE to the true states at each
   horizon;
 * **distribution match**: final states of up to 10 rollouts per group (resolution, each
   from another country's episode) against the one true outcome of every group: adoption
-  rate and mean yes share (difference in percentage points, with the standard error of
-  the real side: a finite set of resolutions is itself a sample), the yes-share
-  distribution's two-sample Kolmogorov–Smirnov p-value (:func:`scipy.stats.ks_2samp`),
-  KL(real ‖ simulated) over 20 equal bins (half a pseudo-count per bin, at the
-  real sample's size), and how often
-  a simulated outcome agrees with its simulated tally (adopted ⇔ yes > no; heads are
-  sampled independently, so this is not guaranteed).
+  rate and mean yes share of the outcome's vote (difference in percentage points, with the
+  standard error of the real side: a finite set of resolutions is itself a sample), the
+  yes-share distribution's two-sample Kolmogorov–Smirnov p-value
+  (:func:`scipy.stats.ks_2samp`), KL(real ‖ simulated) over 20 equal bins (half a
+  pseudo-count per bin, at the real sample's size), and how often a simulated outcome
+  agrees with the rule applied to its simulated tally (and veto dimensions).
+
+What the stages, votes and outcome are comes from the state declaration
+(:class:`~assembly_gym.core.state.StateDeclaration`) the test transitions carry, else from
+the model's ``state_declaration``: the metrics of a part that a family does not declare,
+or that its layout lacks, are left out.
 """
 
 from __future__ import annotations
@@ -34,12 +38,12 @@ import pandas as pd
 from scipy import stats
 
 from assembly_gym.core.metrics import expected_calibration_error
-from assembly_gym.envs.legislative.data import Vote
-from assembly_gym.world_models.base import Transitions, WorldModel
+from assembly_gym.core.state import StateDeclaration, VoteGroup
+from assembly_gym.core.transitions import Transitions
+from assembly_gym.world_models.base import WorldModel
 
 __all__ = ["Evaluation", "METRIC_LABELS", "evaluate_world_model", "evaluation_table"]
 
-_VOTES = tuple(v.name.lower() for v in Vote)
 METRIC_LABELS: dict[str, str] = {
     "transitions": "test transitions",
     "nll": "NLL (nats / transition)",
@@ -97,7 +101,8 @@ def evaluate_world_model(
 
     Args:
         model: any world model; ``log_prob`` and a ``schema`` are used where present.
-        test: held-out transitions with ``obs_names`` (extras ``voters`` enable counts).
+        test: held-out transitions with ``obs_names`` (extras ``voters`` enable counts)
+            and their family's declaration.
         seed: seed of the rollouts' samples and of the episodes chosen.
         tolerances: k of "vote count within ±k".
         max_rollouts: at most this many episodes are rolled out for the rollout error.
@@ -107,6 +112,10 @@ def evaluate_world_model(
         raise ValueError("no test transitions")
     names = test.obs_names or tuple(model.obs_names)
     index = {name: i for i, name in enumerate(names)}
+    declaration = test.declaration
+    if declaration == StateDeclaration():  # transitions that do not say their family's
+        declaration = getattr(model, "state_declaration", declaration)
+    stages, rule = declaration.stages, declaration.outcome
     obs, nxt = test.obs, test.next_obs
     prediction = model.predict(obs, test.acts)
     dists = prediction.distributions
@@ -123,30 +132,28 @@ def evaluate_world_model(
         zip([names[j] for j in changing], np.sqrt(np.mean(error**2, axis=0)).tolist(), strict=True)
     )
 
-    stage_dims = [index[n] for n in names if n.startswith("stage_")]
-    if "stage" in dists and stage_dims:
+    if "stage" in dists and stages is not None and set(stages.dims) <= set(index):
+        stage_dims = [index[n] for n in stages.dims]
         metrics["stage_accuracy"] = float(
             np.mean(dists["stage"].argmax(1) == nxt[:, stage_dims].argmax(1))
         )
-    if "adopted" in dists and "adopted" in index:
-        revealed = (
-            nxt[:, index["stage_terminal"]] > 0.5
-            if "stage_terminal" in index
-            else np.ones(len(nxt), bool)
-        )
-        p_adopted = dists["adopted"][revealed, 1]
-        truth = nxt[revealed, index["adopted"]] > 0.5
-        metrics["outcome_accuracy"] = float(np.mean((p_adopted > 0.5) == truth))
-        metrics["outcome_ece"] = expected_calibration_error(p_adopted, truth)
+    if rule is not None and rule.outcome in dists and rule.outcome in index:
+        terminal = stages.dims[stages.labels.index(stages.terminal)] if stages else ""
+        revealed = nxt[:, index[terminal]] > 0.5 if terminal in index else np.ones(len(nxt), bool)
+        p_outcome = dists[rule.outcome][revealed, 1]
+        truth = nxt[revealed, index[rule.outcome]] > 0.5
+        metrics["outcome_accuracy"] = float(np.mean((p_outcome > 0.5) == truth))
+        metrics["outcome_ece"] = expected_calibration_error(p_outcome, truth)
     metrics |= _vote_metrics(
-        prediction.mean, obs, nxt, index, test.extras.get("voters"), tolerances
-    )
+        prediction.mean, obs, nxt, index, declaration.votes, test.extras.get("voters"),
+        tolerances,
+    )  # fmt: skip
     per_head, calibration = _head_scores(model, dists, nxt, test.dones)
     if calibration is not None:
         metrics["ece"] = expected_calibration_error(*calibration)
     rng = np.random.default_rng(seed)
     metrics |= _rollout_errors(model, test, changing, max_rollouts, rng)
-    metrics |= _distribution_match(model, test, index, rollouts_per_group, rng)
+    metrics |= _distribution_match(model, test, index, declaration, rollouts_per_group, rng)
     return Evaluation(metrics, per_dim, per_head)
 
 
@@ -203,15 +210,14 @@ def _head_scores(
 
 def _vote_metrics(
     mean: np.ndarray, obs: np.ndarray, nxt: np.ndarray, index: Mapping[str, int],
-    voters: np.ndarray | None, tolerances: Sequence[int],
+    votes: Sequence[VoteGroup], voters: np.ndarray | None, tolerances: Sequence[int],
 ) -> dict[str, float]:  # fmt: skip
-    """Share MAE and count accuracy on the steps where a vote happens (shares 0 → filled)."""
+    """Share MAE and count accuracy of the declared ``votes`` where one happens (0 → filled)."""
     errors, counts_true, counts_pred = [], [], []
-    for prefix in ("committee", "plenary"):
-        names = [f"{prefix}_{v}" for v in _VOTES]
-        if not all(name in index for name in names):
+    for vote in votes:
+        if not set(vote.dims) <= set(index):
             continue
-        dims = [index[name] for name in names]
+        dims = [index[name] for name in vote.dims]
         happens = (obs[:, dims].sum(1) == 0) & (nxt[:, dims].sum(1) > 0)
         errors.append(np.abs(mean[happens][:, dims] - nxt[happens][:, dims]))
         if voters is not None:
@@ -266,16 +272,21 @@ def _rollout_errors(
 
 
 def _distribution_match(
-    model: WorldModel, test: Transitions, index: Mapping[str, int], per_group: int,
-    rng: np.random.Generator,
+    model: WorldModel, test: Transitions, index: Mapping[str, int],
+    declaration: StateDeclaration, per_group: int, rng: np.random.Generator,
 ) -> dict[str, float]:  # fmt: skip
-    """Final simulated vs true adoption and yes share.
+    """Final simulated vs true outcome and yes share of the declared outcome's vote.
 
     The real sample has one value per group (a resolution has one outcome); the simulated
     one has ``per_group`` rollouts per group (episodes of different countries, chosen at
     random), so that the simulated distribution is estimated with less noise.
     """
-    if "adopted" not in index and "plenary_yes" not in index:
+    rule = declaration.outcome
+    if rule is None:
+        return {}
+    vote = declaration.vote(rule.votes)
+    outcome, yes = rule.outcome, vote.dims[0]
+    if outcome not in index and yes not in index:
         return {}
     starts = test.episode_starts()
     units = test.split_units[starts]
@@ -292,9 +303,9 @@ def _distribution_match(
         final_sim[running], final_true[running] = s, t
     one_per_group = np.unique(units[chosen], return_index=True)[1]
     out = {"groups_simulated": float(len(one_per_group)), "rollouts_simulated": float(len(chosen))}
-    if "adopted" in index:
-        adopted_real = final_true[one_per_group, index["adopted"]] > 0.5
-        adopted_sim = final_sim[:, index["adopted"]] > 0.5
+    if outcome in index:
+        adopted_real = final_true[one_per_group, index[outcome]] > 0.5
+        adopted_sim = final_sim[:, index[outcome]] > 0.5
         rate = adopted_real.mean()
         out |= {
             "adoption_real_pct": 100 * rate,
@@ -302,12 +313,12 @@ def _distribution_match(
             "adoption_gap_pp": 100 * (adopted_sim.mean() - rate),
             "adoption_gap_se_pp": 100 * np.sqrt(rate * (1 - rate) / len(adopted_real)),
         }
-        if "plenary_yes" in index and "plenary_no" in index:
-            wins = final_sim[:, index["plenary_yes"]] > final_sim[:, index["plenary_no"]]
-            out["outcome_consistency"] = float(np.mean(wins == adopted_sim))
-    if "plenary_yes" in index:
-        real = final_true[one_per_group, index["plenary_yes"]]
-        sim = final_sim[:, index["plenary_yes"]]
+        if {*vote.dims[:2], *rule.veto_dims} <= set(index):
+            passed = rule.from_state(final_sim, tuple(index), vote)
+            out["outcome_consistency"] = float(np.mean(passed == adopted_sim))
+    if yes in index:
+        real = final_true[one_per_group, index[yes]]
+        sim = final_sim[:, index[yes]]
         edges = np.linspace(0, 1, 21)
         p = np.histogram(real, edges)[0] / len(real)
         q = np.histogram(sim, edges)[0] / len(sim)

@@ -23,7 +23,8 @@ from scipy.special import logsumexp
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import array_from_bytes, array_to_bytes, checked_field
 from assembly_gym.core.state import StateDeclaration
-from assembly_gym.world_models.base import Prediction, Transitions, load_world_model
+from assembly_gym.core.transitions import Transitions
+from assembly_gym.world_models.base import Prediction, load_world_model
 from assembly_gym.world_models.checkpoint import (
     MANIFEST,
     START_STATES,
@@ -72,6 +73,7 @@ class HeadModel(abc.ABC):
         start_states: first observations of training episodes (at most
             ``max_start_states``, drawn with the model's seed), shape (N0, d).
         noop_action: an action valid in every non-terminal state of the data, or None.
+        mask_table: the actions the data allowed, by stage (one row without stages), (K, A).
         max_episode_steps: the longest training episode.
         metadata: free JSON-serialisable notes saved with the model (the CLI records the
             env, the data and the split here).
@@ -91,7 +93,7 @@ class HeadModel(abc.ABC):
         self.noop_action: int | None = None
         self.max_episode_steps = 0
         self.metadata: dict[str, Any] = {}
-        self._mask_table = np.ones((1, 0), dtype=bool)
+        self.mask_table = np.ones((1, 0), dtype=bool)
 
     # ------------------------------------------------------------------ subclass hooks
 
@@ -139,17 +141,19 @@ class HeadModel(abc.ABC):
         return {name: c[0].tolist() for name, c in cdfs.items()}, mean[0].tolist(), std[0].tolist()
 
     @abc.abstractmethod
-    def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
-        """(JSON config, parameter files) that :meth:`_restore` rebuilds the model from."""
+    def export_parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """(JSON config, parameter files): what :meth:`restore_parameters` rebuilds it from."""
 
     @abc.abstractmethod
-    def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
-        """Rebuild the learned parameters from :meth:`_parameters` output."""
+    def restore_parameters(
+        self, config: dict[str, Any], files: dict[str, bytes], source: Path
+    ) -> None:
+        """Rebuild the learned parameters from :meth:`export_parameters` output."""
 
     @classmethod
     @abc.abstractmethod
     def parameter_files(cls) -> tuple[str, ...]:
-        """Names of the files :meth:`_parameters` writes."""
+        """Names of the files :meth:`export_parameters` writes."""
 
     # ------------------------------------------------------------------ protocol
 
@@ -266,7 +270,7 @@ class HeadModel(abc.ABC):
         mask everywhere.
         """
         obs = np.atleast_2d(np.asarray(obs, dtype=np.float32))
-        return self._mask_table[self._mask_keys(obs)]
+        return self.mask_table[self._mask_keys(obs)]
 
     def action_mask_one(self, obs: np.ndarray) -> np.ndarray:
         """:meth:`action_masks` of one state (d,), shape (A,) bool, a fresh array."""
@@ -278,7 +282,7 @@ class HeadModel(abc.ABC):
             )  # fmt: skip
         values = obs.tolist() if dims else []
         key = next((i for i, j in enumerate(dims) if values[j] > 0.5), 0)
-        return self._mask_table[key].copy()
+        return self.mask_table[key].copy()
 
     @property
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -300,14 +304,14 @@ class HeadModel(abc.ABC):
         are the parameters and the start states.
         """
         schema = self._fitted_schema()
-        config, files = self._parameters()
+        config, files = self.export_parameters()
         if self.start_states is not None:
             files[START_STATES] = array_to_bytes(self.start_states)
         payload = {
             "config": config,
             "schema": schema.to_dict(),
             "simulator": {
-                "n_actions": self.n_actions, "mask_table": self._mask_table.tolist(),
+                "n_actions": self.n_actions, "mask_table": self.mask_table.tolist(),
                 "noop_action": self.noop_action, "max_episode_steps": self.max_episode_steps,
             },
             "metadata": self.metadata,
@@ -345,13 +349,13 @@ class HeadModel(abc.ABC):
             model.obs_names = tuple(manifest["obs_names"])
             model.metadata = dict(metadata)
             model.n_actions = int(simulator["n_actions"])
-            model._mask_table = np.asarray(simulator["mask_table"], dtype=bool)
+            model.mask_table = np.asarray(simulator["mask_table"], dtype=bool)
             model.noop_action = simulator["noop_action"]
             model.max_episode_steps = int(simulator["max_episode_steps"])
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise CheckpointError(f"{source}: corrupted manifest ({error!r})") from error
         files = {name: checkpoint_file(checkpoint, name) for name in cls.parameter_files()}
-        model._restore(config, files, folder)
+        model.restore_parameters(config, files, folder)
         if START_STATES in checkpoint.files:
             model.start_states = array_from_bytes(
                 checkpoint.files[START_STATES], folder / START_STATES
@@ -370,7 +374,7 @@ class HeadModel(abc.ABC):
             table[np.unique(keys)] = True
         else:
             np.logical_or.at(table, keys, transitions.masks)
-        self._mask_table = table
+        self.mask_table = table
         seen = table[table.any(axis=1)]
         always = np.flatnonzero(seen.all(axis=0))
         self.noop_action = int(always[-1]) if len(always) else None

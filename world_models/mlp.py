@@ -38,7 +38,8 @@ from tqdm.auto import tqdm
 from assembly_gym.core.device import resolve_device
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.tensorboard import summary_writer
-from assembly_gym.world_models.base import Transitions, register_world_model
+from assembly_gym.core.transitions import Transitions
+from assembly_gym.world_models.base import register_world_model
 from assembly_gym.world_models.checkpoint import load_torch_weights
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 from assembly_gym.world_models.schema import Cumulative, RowCumulative
@@ -107,7 +108,7 @@ class MLPEnsemble(HeadModel):
             dropout) are drawn on the CPU, so every device trains on the same draws.
 
     Example:
-        >>> from assembly_gym.world_models.transitions import deliberation_transitions
+        >>> from assembly_gym.envs.legislative.transitions import deliberation_transitions
         >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> data = deliberation_transitions(assembly)
@@ -521,7 +522,8 @@ class MLPEnsemble(HeadModel):
         """The torch state dict."""
         return (_WEIGHTS,)
 
-    def _parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+    def export_parameters(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """The settings and the network's state dict."""
         config = {
             "members": self.members, "hidden": list(self.hidden), "dropout": self.dropout,
             "weight_decay": self.weight_decay, "learning_rate": self.learning_rate,
@@ -542,7 +544,10 @@ class MLPEnsemble(HeadModel):
             raise RuntimeError("MLPEnsemble is not fitted: call fit() or load()")
         return self._net
 
-    def _restore(self, config: dict[str, Any], files: dict[str, bytes], source: Path) -> None:
+    def restore_parameters(
+        self, config: dict[str, Any], files: dict[str, bytes], source: Path
+    ) -> None:
+        """Rebuild the network from :meth:`export_parameters` output."""
         try:
             for key in ("members", "batch_size", "epoch_rows", "max_epochs", "patience"):
                 setattr(self, key, int(config[key]))

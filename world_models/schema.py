@@ -48,8 +48,7 @@ from typing import Any, cast
 import numpy as np
 
 from assembly_gym.core.state import OutcomeRule, StateDeclaration
-from assembly_gym.envs.declarations import declaration_for_layout
-from assembly_gym.world_models.base import Transitions
+from assembly_gym.core.transitions import Transitions
 
 __all__ = [
     "BinCodec",
@@ -186,8 +185,7 @@ class BinCodec:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
-        return {"edges": self.edges.tolist(), "means": self.means.tolist(),
-                "quantiles": self.quantiles.tolist()}  # fmt: skip
+        return {key: getattr(self, key).tolist() for key in ("edges", "means", "quantiles")}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BinCodec:
@@ -244,11 +242,6 @@ class OneHotPart:
         if hot >= 0:
             out[self.dims[hot]] = 1.0
 
-    def log_likelihood(self, values: np.ndarray, probs: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Log p of each row's class (nats), shape (N,); 0 where the class is undefined."""
-        classes, valid = self.targets(values)[self.name]
-        return np.where(valid, _log(probs[self.name][np.arange(len(classes)), classes]), 0.0)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
         return {"type": "one_hot", "name": self.name, "dims": list(self.dims),
@@ -293,11 +286,6 @@ class ShareBinsPart:
     def draw_row(self, out: list[float], cdfs: RowCumulative, u: Sequence[float], at: int) -> None:
         """:meth:`draw` of one row into the state ``out``, with the uniforms ``u[at:at + 2]``."""
         out[self.dim] = self.codec.value(_class(cdfs[f"{self.name}_bin"], u[at]), u[at + 1])
-
-    def log_likelihood(self, values: np.ndarray, probs: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Log p of each row's bin (nats), shape (N,)."""
-        bins = self.codec.encode(values[:, self.dim])
-        return _log(probs[f"{self.name}_bin"][np.arange(len(bins)), bins])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -386,14 +374,6 @@ class VoteSharesPart:
         for j, value in zip(self.dims, self.tally(cdfs, u, at), strict=True):
             out[j] = value
 
-    def log_likelihood(self, values: np.ndarray, probs: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Log p of the yes class plus, where defined, of the rest bin (nats), shape (N,)."""
-        total = np.zeros(len(values))
-        rows = np.arange(len(values))
-        for name, (classes, valid) in self.targets(values).items():
-            total += np.where(valid, _log(probs[name][rows, classes]), 0.0)
-        return total
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
         return {"type": "vote_shares", "prefix": self.prefix, "dims": list(self.dims),
@@ -425,14 +405,24 @@ class GaussianPart:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
-        return {
-            "dims": self.dims.tolist(),
-            "mean": self.mean.tolist(),
-            "scale": self.scale.tolist(),
-        }
+        return {key: getattr(self, key).tolist() for key in ("dims", "mean", "scale")}
 
 
 Part = OneHotPart | ShareBinsPart | VoteSharesPart
+
+
+def _class_log_likelihood(
+    part: Part, values: np.ndarray, probs: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """Log p of each row's class of every head of ``part``, summed (nats), shape (N,).
+
+    A head whose class is undefined in a row (no rest bin without a vote) adds 0.
+    """
+    total = np.zeros(len(values))
+    rows = np.arange(len(values))
+    for name, (classes, valid) in part.targets(values).items():
+        total += np.where(valid, _log(probs[name][rows, classes]), 0.0)
+    return total
 
 
 @dataclass(frozen=True)
@@ -469,7 +459,7 @@ class StateSchema:
         gaussian: the continuous dimensions.
         low: lower observation bound per dimension, shape (d,).
         high: upper observation bound per dimension, shape (d,).
-        declaration: the state declaration of the env family the layout belongs to.
+        declaration: the state declaration of the modelled env family.
     """
 
     obs_names: tuple[str, ...]
@@ -493,8 +483,8 @@ class StateSchema:
 
         Args:
             transitions: training transitions with ``obs_names``.
-            declaration: the env family's state declaration; None: the one of the family
-                the layout belongs to (see :mod:`assembly_gym.envs.declarations`).
+            declaration: the env family's state declaration; None: the one the
+                transitions carry.
             n_bins: bins of each binned share.
             n_quantiles: quantiles kept inside each bin.
         """
@@ -502,7 +492,7 @@ class StateSchema:
         if not names:
             raise ValueError("transitions need obs_names (the env's layout) to fit a schema")
         if declaration is None:
-            declaration = declaration_for_layout(names)
+            declaration = transitions.declaration
         if len(transitions) == 0:
             raise ValueError("no transitions to fit on")
         if n_bins < 1:
@@ -513,21 +503,24 @@ class StateSchema:
         claimed: set[int] = set()
         parts: list[Part] = []
 
-        def modelled(group: Sequence[str]) -> list[int] | None:
+        def claim(group: Sequence[str]) -> list[int] | None:
+            """The group's dims, claimed for a part; None if one is missing or none changes."""
             if not all(n in index for n in group):
                 return None
             dims = [index[n] for n in group]
-            return dims if changes[dims].any() else None
+            if not changes[dims].any():
+                return None
+            claimed.update(dims)
+            return dims
 
         one_hot = [(group.name, group.dims, group.has_none) for group in declaration.one_hot]
         if declaration.stages is not None:
             one_hot.insert(0, (STAGE, declaration.stages.dims, False))
         for name, group, has_none in one_hot:
-            if (dims := modelled(group)) is not None:
+            if (dims := claim(group)) is not None:
                 parts.append(OneHotPart(name, tuple(dims), has_none))
-                claimed.update(dims)
         for vote in declaration.votes:
-            if (dims := modelled(vote.dims)) is not None:
+            if (dims := claim(vote.dims)) is not None:
                 voted, yes, rest = VoteSharesPart.split(nxt[:, dims])
                 rest = rest[~np.isnan(rest)]
                 yes_no_abstain = cast("tuple[int, int, int]", tuple(dims))  # as vote.dims
@@ -535,13 +528,10 @@ class StateSchema:
                     vote.prefix, yes_no_abstain, BinCodec.fit(yes[voted], n_bins, n_quantiles),
                     BinCodec.fit(rest, n_bins, n_quantiles),
                 ))  # fmt: skip
-                claimed.update(dims)
         for name in declaration.shares:
-            if (dims := modelled((name,))) is not None:
-                parts.append(
-                    ShareBinsPart(name, dims[0], BinCodec.fit(nxt[:, dims[0]], n_bins, n_quantiles))
-                )
-                claimed.update(dims)
+            if (dims := claim((name,))) is not None:
+                codec = BinCodec.fit(nxt[:, dims[0]], n_bins, n_quantiles)
+                parts.append(ShareBinsPart(name, dims[0], codec))
         free = [j for j in np.flatnonzero(changes) if j not in claimed]
         binary = [
             j for j in free if np.isin(obs[:, j], (0, 1)).all() and np.isin(nxt[:, j], (0, 1)).all()
@@ -676,18 +666,19 @@ class StateSchema:
         for part, at in plan.independent:
             part.draw_row(out, cdfs, u, at)
         if plan.outcome is not None and plan.votes is not None and plan.rule is not None:
-            wanted = _class(cdfs[plan.outcome.name], u[plan.outcome_at]) == 1
-            tally, majority = plan.votes.tally(cdfs, u, plan.votes_at), plan.rule.majority
-            if (tally[0] * (1 - majority) > tally[1] * majority) != wanted:
+            wanted, rule = _class(cdfs[plan.outcome.name], u[plan.outcome_at]) == 1, plan.rule
+            vetoed = rule.vetoed(out, self.obs_names) if rule.veto else None
+            tally = plan.votes.tally(cdfs, u, plan.votes_at)
+            if rule.passed(tally[0], tally[1], vetoed=vetoed) != wanted:
                 more = rng.random((_CANDIDATES - 1) * VoteSharesPart.n_uniforms).tolist()
                 for at in range(0, len(more), VoteSharesPart.n_uniforms):
                     again = plan.votes.tally(cdfs, more, at)
-                    if (again[0] * (1 - majority) > again[1] * majority) == wanted:
+                    if rule.passed(again[0], again[1], vetoed=vetoed) == wanted:
                         tally = again
                         break  # else none agrees: the first and the outcome it implies
             for j, value in zip(plan.votes.dims, tally, strict=True):
                 out[j] = value
-            out[plan.outcome.dims[0]] = float(tally[0] * (1 - majority) > tally[1] * majority)
+            out[plan.outcome.dims[0]] = float(rule.passed(tally[0], tally[1], vetoed=vetoed))
         if len(mean):
             normals = rng.standard_normal(len(mean)).tolist()
             for j, m, s, z in zip(plan.gaussian_dims, mean, std, normals, strict=True):
@@ -737,7 +728,8 @@ class StateSchema:
         tally. The outcome is drawn from its own head (trained on outcomes, so its rate is
         calibrated), then the tally from the tally heads given that outcome, by rejection:
         the first of :data:`_CANDIDATES` draws that agrees; when none does, the first draw
-        and the outcome it implies (:meth:`~assembly_gym.core.state.OutcomeRule.passed`).
+        and the outcome it implies (:meth:`~assembly_gym.core.state.OutcomeRule.passed`; a
+        declared veto from the veto dimensions, drawn before).
         Only the rows whose first draw disagrees draw the other candidates, all at once
         (uniforms (n, candidates - 1, 4)).
         """
@@ -747,14 +739,15 @@ class StateSchema:
         wanted = _classes(cdfs[outcome.name], u[:, plan.outcome_at]) == 1
         at = plan.votes_at
         tallies = votes.draw(cdfs, u[:, at : at + votes.n_uniforms])
-        implied = rule.passed(tallies[:, 0], tallies[:, 1])
+        vetoed = rule.vetoed(out, self.obs_names)  # (N,): the veto dims are drawn already
+        implied = rule.passed(tallies[:, 0], tallies[:, 1], vetoed=vetoed)
         todo = np.flatnonzero(implied != wanted)
         if todo.size:
             k = _CANDIDATES - 1
             u_more = rng.random((todo.size * k, votes.n_uniforms))  # row by row, k each
             repeated = {name: np.repeat(cdfs[name][todo], k, axis=0) for name in votes.heads}
             again = votes.draw(repeated, u_more).reshape(todo.size, k, 3)
-            passed = rule.passed(again[..., 0], again[..., 1])  # (n, k)
+            passed = rule.passed(again[..., 0], again[..., 1], vetoed=vetoed[todo, None])  # (n, k)
             agrees = passed == wanted[todo, None]
             hit, pick = agrees.any(axis=1), agrees.argmax(axis=1)  # the first that agrees
             rows, pick = todo[hit], pick[hit]
@@ -774,7 +767,7 @@ class StateSchema:
         """
         total = self.gaussian.log_likelihood(next_obs, mean, std)
         for part in self.parts:
-            total = total + part.log_likelihood(next_obs, probs)
+            total = total + _class_log_likelihood(part, next_obs, probs)
         return total
 
     # ------------------------------------------------------------------ persistence
@@ -791,11 +784,7 @@ class StateSchema:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StateSchema:
-        """Inverse of :meth:`to_dict`.
-
-        A schema saved before declarations were saved (no ``declaration``) gets the one of
-        the family its layout belongs to, which is what it was fitted with.
-        """
+        """Inverse of :meth:`to_dict`."""
         parts: list[Part] = []
         for item in data["parts"]:
             if item["type"] == "one_hot":
@@ -818,6 +807,5 @@ class StateSchema:
                          np.asarray(gaussian["mean"], dtype=np.float64),
                          np.asarray(gaussian["scale"], dtype=np.float64)),
             np.asarray(data["low"], dtype=np.float32), np.asarray(data["high"], dtype=np.float32),
-            StateDeclaration.from_dict(data["declaration"]) if "declaration" in data
-            else declaration_for_layout(data["obs_names"]),
+            StateDeclaration.from_dict(data["declaration"]),
         )  # fmt: skip

@@ -17,12 +17,11 @@ import numpy as np
 from gymnasium import spaces
 
 from assembly_gym.core.errors import InvalidActionError
+from assembly_gym.core.hemicycle import AssemblyView, Hemicycle, Seat, share_seats
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import PALETTE, RenderModes, state_picture
+from assembly_gym.core.rewards import RewardFn, checked_reward
 from assembly_gym.core.state import StateDeclaration, VoteGroup
-from assembly_gym.envs.declarations import declaration_for_layout
-from assembly_gym.envs.legislative.render import AssemblyView, Hemicycle, Seat, share_seats
-from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward
 from assembly_gym.envs.options import OptionTypes, checked_options
 from assembly_gym.world_models.base import WorldModel, load_world_model
 from assembly_gym.world_models.heads import HeadModel
@@ -57,8 +56,8 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     was trained on (:attr:`layout`, e.g. the 75 names of ``Deliberation-v0``); a sample
     outside the bounds is clipped onto them, and every observation is a fresh array. What the
     dimensions are is the modelled env family's state declaration (:attr:`declaration`:
-    ``model.state_declaration``, else the one the layout belongs to, see
-    :mod:`assembly_gym.envs.declarations`).
+    ``model.state_declaration``, as its training transitions carried it; else the empty
+    declaration: no stages, nothing grouped).
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)`` (the signature of every ``assembly/`` env);
@@ -102,17 +101,14 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     state as text.
 
     ## Version History
-    * v0: initial version; changed since under the same id (a v1 was never cut): the reset
-      info carries ``invalid_action`` and ``acted_stage``, and samples are clipped onto the
-      observation bounds; ``render_mode="rgb_array"`` added (a picture; no change to the
-      dynamics);
-      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
-      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
-      options raise (before: ignored).
+    * v0: initial version, the behaviour of the first release. Changes made before that
+      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
+      gets a new id (docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym
-        >>> from assembly_gym.world_models import EmpiricalModel, deliberation_transitions
+        >>> from assembly_gym.envs.legislative.transitions import deliberation_transitions
+        >>> from assembly_gym.world_models import EmpiricalModel
         >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
@@ -180,18 +176,18 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         self.invalid_action = invalid_action
         declaration = getattr(self.model, "state_declaration", None)
         self.declaration: StateDeclaration = (
-            declaration if declaration is not None else declaration_for_layout(self.layout.names)
+            declaration if declaration is not None else StateDeclaration()
         )
         stages = self.declaration.stages
-        self._stages = (
-            stages if stages is not None and set(stages.dims) <= set(self.layout) else None
-        )
-        self._stage_dims = None if self._stages is None else self.layout.indices(self._stages.dims)
+        if stages is not None and not set(stages.dims) <= set(self.layout):
+            stages = None
+        self.stages = stages  # the declared stages, when the layout has their dimensions
+        self.stage_dims = None if stages is None else self.layout.indices(stages.dims)
+        self._labels = None if stages is None else np.asarray(stages.labels, dtype=object)
         # the one-state methods of a HeadModel, when the model has them (no batch overhead)
         self._sample_one = getattr(self.model, "sample_one", None)
         self._mask_one = getattr(self.model, "action_mask_one", None)
-        # a HeadModel's samples are already clipped onto its bounds, the observation space's
-        self._clipped = isinstance(self.model, HeadModel)
+        self._clipped = isinstance(self.model, HeadModel)  # see clip
         self._valid = np.zeros(self.action_space.n, dtype=bool)  # the current state's mask
         self._stage_now: str | None = None  # and its stage
         self._obs: np.ndarray | None = None
@@ -210,13 +206,10 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         Raises:
             ValueError: an option other than :attr:`RESET_OPTIONS` (TypeError: of another type).
         """
-        options = checked_options(options, self.RESET_OPTIONS, "Simulator-v0")
+        options = self.reset_options(options)
         super().reset(seed=seed)
-        if options.get("start_state") is not None:
-            obs = np.asarray(options["start_state"], dtype=np.float32)
-            if not self.observation_space.contains(obs):
-                raise ValueError(f"start_state is not in {self.observation_space}")
-        else:
+        obs = options.get("start_state")
+        if obs is None:
             obs = self.start_states[self.np_random.integers(len(self.start_states))]
         self._obs, self._steps, self._ended, self._last = obs.copy(), 0, False, None
         self._trace = [self._obs]
@@ -251,13 +244,9 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             next_obs = self._sample_one(obs, action, self.np_random)
         else:
             next_obs = self.model.sample(obs[None], np.array([action]), self.np_random)[0]
-        # A sample may stray past the modelled env's bounds (a Gaussian head has no edges):
-        # projected onto the box, so that every observation lies in the observation space.
-        if not self._clipped:
-            space = self.observation_space
-            next_obs = np.clip(np.asarray(next_obs, np.float32), space.low, space.high)
-        acted, stage = self._stage_now, self._stage(next_obs)
-        terminated = self._terminated(obs, action, stage)
+        next_obs = self.clip(next_obs)
+        acted, stage = self._stage_now, self.stage_of(next_obs)
+        terminated = self.terminated(obs, action, stage, self.np_random)
         steps, limit = self._steps + 1, self.max_episode_steps
         truncated = not terminated and limit is not None and steps >= limit
         ended = terminated or truncated
@@ -284,30 +273,73 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """Valid actions in the current state, shape (n,) bool (all True without a model mask)."""
         return self._mask(self._obs, self._ended)
 
-    def _mask(self, obs: np.ndarray | None, ended: bool) -> np.ndarray:
-        """Valid actions in state ``obs`` (none once the episode has ended), shape (n,) bool."""
-        n = self.action_space.n
-        if obs is None or ended:
-            return np.zeros(n, dtype=bool)
-        if self._mask_one is not None:
-            return np.asarray(self._mask_one(obs), bool)
+    def reset_options(self, options: Any) -> dict[str, Any]:
+        """The reset options, checked; ``start_state`` as float32, checked to lie in the space.
+
+        Raises:
+            ValueError: an option other than :attr:`RESET_OPTIONS` (TypeError: of another
+                type), or a start state outside the observation space.
+        """
+        options = checked_options(options, self.RESET_OPTIONS, "Simulator-v0")
+        if options.get("start_state") is not None:
+            start = options["start_state"] = np.asarray(options["start_state"], np.float32)
+            if not self.observation_space.contains(start):
+                raise ValueError(f"start_state is not in {self.observation_space}")
+        return options
+
+    def clip(self, samples: np.ndarray) -> np.ndarray:
+        """Samples (..., d) onto the observation space (a Gaussian head has no edges), float32.
+
+        A :class:`HeadModel`'s samples already lie within its bounds, which are the space's.
+        """
+        if self._clipped:
+            return samples
+        space = self.observation_space
+        return np.clip(np.asarray(samples, np.float32), space.low, space.high)
+
+    def masks_of(self, obs: np.ndarray) -> np.ndarray:
+        """Valid actions in states (k, d), shape (k, n) bool (all True without a model mask)."""
         masks = getattr(self.model, "action_masks", None)
-        return np.ones(n, dtype=bool) if masks is None else np.asarray(masks(obs[None])[0], bool)
+        if masks is None:
+            return np.ones((len(obs), self.action_space.n), dtype=bool)
+        return np.asarray(masks(obs), bool)
+
+    def stage_of(self, obs: np.ndarray) -> Any:
+        """Stage labels of states (..., d), shape (...) object; of one state (d,), a str.
+
+        None for families without stages.
+        """
+        if self._labels is None:
+            return None
+        return self._labels[obs[..., self.stage_dims].argmax(axis=-1)]
+
+    def terminated(
+        self, obs: np.ndarray, actions: Any, stages: Any, rng: np.random.Generator
+    ) -> Any:
+        """Whether steps from states (k, d) end their episodes, (k,) bool (one state (d,): a bool).
+
+        The declared terminal stage reached (``stages``: the next states' :meth:`stage_of`),
+        else a draw from the model's ``done`` distribution, with ``rng``.
+        """
+        if self.stages is not None:
+            return stages == self.stages.terminal
+        one = obs.ndim == 1
+        prediction = self.model.predict(np.atleast_2d(obs), np.atleast_1d(actions))
+        done = prediction.distributions.get("done")
+        if done is None:
+            return False if one else np.zeros(len(obs), dtype=bool)
+        ended = rng.random(len(done)) < done[:, 1]
+        return bool(ended[0]) if one else ended
 
     # ------------------------------------------------------------------ helpers
 
-    def _terminated(self, obs: np.ndarray, action: int, stage: str | None) -> bool:
-        """The terminal stage reached (``stage``: the next state's), else a draw of ``done``."""
-        if self._stages is not None:
-            return stage == self._stages.terminal
-        done = self.model.predict(obs[None], np.array([action])).distributions.get("done")
-        return done is not None and bool(self.np_random.random() < done[0, 1])
-
-    def _stage(self, obs: np.ndarray | None) -> str | None:
-        """The stage label of state ``obs`` (None for families without stages)."""
-        if self._stages is None or obs is None:
-            return None
-        return self._stages.labels[int(obs[self._stage_dims].argmax())]
+    def _mask(self, obs: np.ndarray | None, ended: bool) -> np.ndarray:
+        """Valid actions in state ``obs`` (none once the episode has ended), shape (n,) bool."""
+        if obs is None or ended:
+            return np.zeros(self.action_space.n, dtype=bool)
+        if self._mask_one is not None:
+            return np.asarray(self._mask_one(obs), bool)
+        return self.masks_of(obs[None])[0]
 
     def _info(
         self, obs: np.ndarray, steps: int, ended: bool, invalid: bool = False,
@@ -319,11 +351,11 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         checks the next action against and reports as the acted stage.
         """
         self._valid = self._mask(obs, ended)
-        self._stage_now = stage = self._stage(obs) if stage is None else stage
+        self._stage_now = stage = self.stage_of(obs) if stage is None else stage
         info: dict[str, Any] = {
             "step": steps, "action_mask": self._valid.copy(), "invalid_action": invalid,
         }  # fmt: skip
-        if self._stages is not None:
+        if self.stages is not None:
             info["stage"] = stage
             info["acted_stage"] = acted_stage
         return info
@@ -332,7 +364,7 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """A readable description of the current state: step, stage and non-zero state dims."""
         if self._obs is None:
             return "Simulator-v0: not started (call reset())"
-        stage = self._stage(self._obs)
+        stage = self.stage_of(self._obs)
         head = f"Simulator-v0 | step {self._steps}" + (f" | stage {stage}" if stage else "")
         value = {name: self._obs[self.layout.index(name)] for name in self._state_names(8)}
         values = ", ".join(f"{name} {v:.2f}" for name, v in value.items() if v != 0)
@@ -345,7 +377,7 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     def _state_names(self, fallback: int) -> list[str]:
         """The declared state dimensions in the layout, but the stage; else the first few."""
-        stage_dims = () if self._stages is None else self._stages.dims
+        stage_dims = () if self.stages is None else self.stages.dims
         state = [
             n for n in self.declaration.names if n in self.layout.names and n not in stage_dims
         ]
@@ -389,8 +421,8 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             share = value[shares[0]]
             seats[:] = share_seats({Seat.SPONSOR: share, Seat.NON_SPONSOR: 1 - share}, _SEATS)
             caption = shares[0].replace("_", " ")
-        stage, outcome = self._stage(self._obs), self.declaration.outcome
-        stages = self._stages
+        stage, outcome = self.stage_of(self._obs), self.declaration.outcome
+        stages = self.stages
         labels = () if stages is None else stages.labels
         verdict, passed = "", False
         if outcome is not None and stages is not None and stage == stages.terminal:

@@ -1,14 +1,11 @@
 """Native vectorised ``Simulator-v0``: N simulated episodes, one model call per vector step.
 
-:class:`SimulatorVectorEnv` is the Gymnasium vector env of the stack it runs on (see
-:mod:`assembly_gym.envs.vector_api`), built like the legislative ones
-(:mod:`assembly_gym.envs.legislative.vector`): ``NEXT_STEP`` autoreset by default on 1.x,
-``SAME_STEP`` on request and on 0.29, the single env's info keys batched, standard vector
-wrappers. Every vector step hands the states and actions of all moving sub-envs to the world
-model at once (one ``sample``: the empirical model gathers every row's table row at once; the
-MLP ensemble runs each member on its rows, in NumPy on the CPU, in one torch pass elsewhere).
-The masks and stages the infos report are kept for the next step's checks, not worked out
-again.
+:class:`SimulatorVectorEnv` is a :class:`~assembly_gym.envs.batched.BatchedEnv` (the autoreset
+rules, seeding checks and batched infos of every native vector env). Every vector step hands
+the states and actions of all moving sub-envs to the world model at once (one ``sample``: the
+empirical model gathers every row's table row at once; the MLP ensemble runs each member on
+its rows, in NumPy on the CPU, in one torch pass elsewhere). The masks and stages the infos
+report are kept for the next step's checks, not worked out again.
 
 Random numbers: one generator for the whole batch (seeded like a single env reset with
 ``seed``), so the sub-envs' draws interleave: sub-env i follows the single env's
@@ -23,27 +20,17 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
 from assembly_gym.core.errors import InvalidActionError
-from assembly_gym.envs.legislative.rewards import batch_rewards
-from assembly_gym.envs.options import checked_options
-from assembly_gym.envs.vector_api import (
-    AUTORESET_MODES,
-    FINAL_OBS,
-    SAME_STEP,
-    VectorEnvBase,
-    batched_info,
-    dict_info,
-)
-from assembly_gym.envs.vector_api import autoreset_mode as autoreset_rule
+from assembly_gym.core.rewards import batch_rewards
+from assembly_gym.envs.batched import BatchedEnv, Infos
 from assembly_gym.world_models.simulator import SimulatorEnv
 
 __all__ = ["SimulatorVectorEnv"]
 
 
-class SimulatorVectorEnv(VectorEnvBase):
+class SimulatorVectorEnv(BatchedEnv):
     """N ``Simulator-v0`` episodes stepped together (same arguments as :class:`SimulatorEnv`).
 
     Args:
@@ -59,7 +46,8 @@ class SimulatorVectorEnv(VectorEnvBase):
             ``start_states``, ``invalid_action``); no ``render_mode``.
 
     Example:
-        >>> from assembly_gym.world_models import EmpiricalModel, deliberation_transitions
+        >>> from assembly_gym.envs.legislative.transitions import deliberation_transitions
+        >>> from assembly_gym.world_models import EmpiricalModel
         >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
         >>> assembly = generate_assembly(SyntheticConfig(n_countries=6, n_sessions=2))
         >>> model = EmpiricalModel().fit(deliberation_transitions(assembly))
@@ -70,55 +58,40 @@ class SimulatorVectorEnv(VectorEnvBase):
         >>> obs, rewards, terminated, truncated, infos = venv.step(np.full(4, 4))
     """
 
-    metadata = {"autoreset_mode": AUTORESET_MODES[0], "render_modes": []}
+    env: SimulatorEnv
 
     def __init__(
         self, num_envs: int = 8, *, autoreset_mode: Any = None,
         max_episode_steps: int | None = None, device: Any = "auto", **env_kwargs: Any,
     ) -> None:  # fmt: skip
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be ≥ 1, got {num_envs}")
-        self.env = SimulatorEnv(max_episode_steps=max_episode_steps, **env_kwargs)
-        super().__init__(num_envs, self.env.observation_space, self.env.action_space)
-        self.metadata = {**self.metadata, "autoreset_mode": autoreset_rule(autoreset_mode)}
-        self.model = self.env.model
+        env = SimulatorEnv(max_episode_steps=max_episode_steps, **env_kwargs)
+        super().__init__(env, num_envs, autoreset_mode)
+        self.model = env.model
         move = getattr(self.model, "to", None)
         if callable(move):
             move(device)
-        self.layout = self.env.layout
-        stages = self.env._stages
-        self._labels = None if stages is None else np.asarray(stages.labels, dtype=object)
-        self._terminal = None if stages is None else stages.labels.index(stages.terminal)
+        self._staged = env.stages is not None  # infos with stage keys
         self.np_random = seeding.np_random(None)[0]
-        self._options: dict[str, Any] = {}
-        d = len(self.layout)
-        self._obs = np.zeros((num_envs, d), dtype=np.float32)
+        self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
         self._steps = np.zeros(num_envs, dtype=np.int64)
-        self._ended = np.zeros(num_envs, dtype=bool)  # NEXT_STEP: reset on the coming step
-        self._valid = np.zeros((num_envs, self.env.action_space.n), dtype=bool)  # masks now
+        self._valid = np.zeros((num_envs, env.action_space.n), dtype=bool)  # masks now
         self._stage_now = np.full(num_envs, "", dtype=object)  # stage labels now
-        self._started = False
 
-    def reset(
-        self, *, seed: int | Sequence[int | None] | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> tuple[np.ndarray, dict[str, Any]]:  # fmt: skip
-        """Start an episode in every sub-env.
+    def action_masks(self) -> np.ndarray:
+        """Valid actions of every sub-env, shape (N, n) bool (none once an episode ended)."""
+        return self._valid.copy()
 
-        Args:
-            seed: the batch's generator's seed; a sequence (one per sub-env, as SB3 passes)
-                seeds it with its first entry; None keeps the generator.
-            options: ``{"start_state": obs}`` starts every sub-env there (autoresets too).
+    # ------------------------------------------------------------------ BatchedEnv's hooks
 
-        Returns:
-            Observations (N, d) and the batched infos (the single env's keys).
+    def _checked_options(self, options: Any) -> dict[str, Any]:
+        """``{"start_state": obs}`` starts every sub-env there (autoresets too)."""
+        return self.env.reset_options(options)
+
+    def _seed(self, seed: int | Sequence[int | None] | None) -> None:
+        """Seed the batch's one generator with ``seed``; None keeps it.
+
+        A sequence (one seed per sub-env, as SB3 passes them) seeds it with its first entry.
         """
-        self._options = checked_options(options, self.env.RESET_OPTIONS, type(self).__name__)
-        start = self._options.get("start_state")
-        if start is not None and not self.env.observation_space.contains(
-            np.asarray(start, dtype=np.float32)
-        ):
-            raise ValueError(f"start_state is not in {self.env.observation_space}")
         if seed is not None and not isinstance(seed, (int, np.integer)):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
@@ -126,150 +99,73 @@ class SimulatorVectorEnv(VectorEnvBase):
             seed = seeds[0]
         if seed is not None:
             self.np_random = seeding.np_random(int(seed))[0]
-        everyone = np.arange(self.num_envs)
-        self._ended[:] = False
-        self._start(everyone)
-        self._started = True
-        infos = self._infos(self._obs, self._steps, self._ended, *self._placeholders(self.num_envs))
-        self._remember(infos)
-        return self._obs.copy(), batched_info(infos, everyone, self.num_envs)
-
-    def step(  # arrays typed Any: on 0.29 this overrides gym.Env.step too
-        self, actions: Any
-    ) -> tuple[np.ndarray, Any, Any, Any, dict[str, Any]]:
-        """Sample every moving sub-env's next state in one model call; autoreset the ended.
-
-        Args:
-            actions: one integer action per sub-env, shape (N,); an action invalid in its
-                state becomes ``model.noop_action`` (``info["invalid_action"]``) or raises,
-                as in the single env.
-
-        Returns:
-            Observations (N, d), rewards (N,) float64, terminated (N,), truncated (N,) and the
-            batched infos (the single env's keys).
-
-        Raises:
-            ResetNeeded: no reset has completed yet.
-            InvalidActionError: an action outside the space, or invalid under "raise".
-            RewardFunctionError: a reward is NaN or ±inf (no sub-env has moved).
-        """
-        if not self._started:
-            raise ResetNeeded("call reset() before step()")
-        actions = self._check_actions(actions)
-        n, same_step = self.num_envs, self.metadata["autoreset_mode"] == SAME_STEP
-        moving = np.flatnonzero(~self._ended)  # NEXT_STEP: the others only reset now
-        rewards = np.zeros(n)
-        terminated, truncated = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-        invalid, acted = self._placeholders(n)
-        if moving.size:
-            everyone, reward_fn = moving.size == n, self.env.reward_fn
-            # the states themselves, not a copy, unless a reward function may keep them
-            obs = self._obs if everyone and reward_fn is None else self._obs[moving]
-            acts = actions if everyone else actions[moving]
-            invalid[moving], acts = self._valid_actions(self._valid[moving], acts)
-            acted[moving] = self._stage_now[moving]
-            # put back if reward_fn fails
-            rng_state = None if reward_fn is None else self.np_random.bit_generator.state
-            next_obs = self.model.sample(obs, acts, self.np_random)
-            if not self.env._clipped:
-                space = self.env.observation_space
-                next_obs = np.clip(np.asarray(next_obs, np.float32), space.low, space.high)
-            term = self._terminated(obs, acts, next_obs)
-            steps = self._steps[moving] + 1
-            limit = self.env.max_episode_steps
-            trunc = ~term & (steps >= limit) if limit is not None else np.zeros_like(term)
-            if reward_fn is not None:
-                info = self._infos(next_obs, steps, term | trunc, invalid[moving], acted[moving])
-                try:
-                    rewards[moving] = batch_rewards(reward_fn, obs, acts, next_obs, info)
-                except BaseException:
-                    if rng_state is not None:
-                        self.np_random.bit_generator.state = rng_state
-                    raise
-            self._obs[moving], self._steps[moving] = next_obs, steps
-            terminated[moving], truncated[moving] = term, trunc
-        ended = terminated | truncated
-        infos: dict[str, Any] = {}
-        if same_step:  # every sub-env moved; the finished ones restart now
-            restart = np.flatnonzero(ended)
-            if restart.size:
-                infos.update(self._finals(restart, invalid, acted))
-        else:
-            restart, self._ended = np.flatnonzero(self._ended), ended
-        if restart.size:  # their infos are a reset's
-            self._start(restart)
-            invalid[restart], acted[restart] = self._placeholders(restart.size)
-        state = self._infos(self._obs, self._steps, self._ended, invalid, acted)
-        self._remember(state)
-        infos.update(batched_info(state, np.arange(n), n))
-        return self._obs.copy(), rewards, terminated, truncated, infos
-
-    def action_masks(self) -> np.ndarray:
-        """Valid actions of every sub-env, shape (N, n) bool (none once an episode ended)."""
-        return self._masks(self._obs, self._ended)
-
-    def close_extras(self, **kwargs: Any) -> None:
-        """Close the shared single env (absent when ``__init__`` raised before setting it)."""
-        env = getattr(self, "env", None)
-        if env is not None:
-            env.close()
-
-    # ------------------------------------------------------------------ helpers
-
-    def _remember(self, infos: dict[str, np.ndarray]) -> None:
-        """Keep the current states' masks and stages (the next step checks and reports them)."""
-        self._valid = infos["action_mask"].copy()
-        if "stage" in infos:
-            self._stage_now = infos["stage"].copy()
 
     def _start(self, envs: np.ndarray) -> None:
         """New episodes in the sub-envs ``envs``: start states drawn as the single env does."""
         start = self._options.get("start_state")
         if start is not None:
-            self._obs[envs] = np.asarray(start, dtype=np.float32)
+            self._obs[envs] = start
         else:
             starts = self.env.start_states
             self._obs[envs] = starts[self.np_random.integers(len(starts), size=len(envs))]
         self._steps[envs] = 0
+        self._valid[envs] = self.env.masks_of(self._obs[envs])
+        if self._staged:
+            self._stage_now[envs] = self.env.stage_of(self._obs[envs])
 
-    def _finals(self, ended: np.ndarray, invalid: np.ndarray, acted: np.ndarray) -> dict[str, Any]:
-        """The last observation and info of the episodes ending in ``ended`` (same-step rule)."""
-        n = self.num_envs
-        final_obs, mask = np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
-        for i, row in zip(ended.tolist(), self._obs[ended], strict=True):  # rows of one copy
-            final_obs[i] = row
-        mask[ended] = True
-        last = self._infos(
-            self._obs[ended], self._steps[ended], np.ones(len(ended), dtype=bool),
-            invalid[ended], acted[ended],
-        )  # fmt: skip
-        return {
-            FINAL_OBS: final_obs, f"_{FINAL_OBS}": mask,
-            "final_info": dict_info(last, ended, n), "_final_info": mask.copy(),
-        }  # fmt: skip
+    def _transition(
+        self, envs: np.ndarray, actions: np.ndarray
+    ) -> tuple[Any, np.ndarray, Any, Infos]:
+        """Sample every moving sub-env's next state in one model call.
 
-    def _placeholders(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The step-only infos of k sub-envs at a reset: ``invalid_action`` and ``acted_stage``."""
-        return np.zeros(k, dtype=bool), np.full(k, "", dtype=object)
+        An action invalid in its state becomes ``model.noop_action`` (``info["invalid_action"]``)
+        or raises, as in the single env; when ``reward_fn`` fails, the generator is put back.
+        """
+        everyone, reward_fn = len(envs) == self.num_envs, self.env.reward_fn
+        # the states themselves, not a copy, unless a reward function may keep them
+        obs = self._obs if everyone and reward_fn is None else self._obs[envs]
+        invalid, actions = self._valid_actions(self._valid[envs], actions)
+        step_info = {"invalid_action": invalid}
+        if self._staged:
+            step_info["acted_stage"] = self._stage_now[envs]
+        rng_state = self.np_random.bit_generator.state  # put back if reward_fn fails
+        next_obs = self.env.clip(self.model.sample(obs, actions, self.np_random))
+        labels = self.env.stage_of(next_obs)
+        terminated = self.env.terminated(obs, actions, labels, self.np_random)
+        steps, limit = self._steps[envs] + 1, self.env.max_episode_steps
+        truncated = ~terminated & (steps >= limit) if limit is not None else False
+        masks = self.env.masks_of(next_obs) & ~(terminated | truncated)[:, None]
+        rewards: Any = 0.0
+        if reward_fn is not None:
+            info = {"step": steps, "action_mask": masks, **step_info}
+            if self._staged:
+                info["stage"] = labels
+            try:
+                rewards = batch_rewards(reward_fn, obs, actions, next_obs, info)
+            except BaseException:
+                self.np_random.bit_generator.state = rng_state
+                raise
+        self._obs[envs], self._steps[envs], self._valid[envs] = next_obs, steps, masks
+        if self._staged:
+            self._stage_now[envs] = labels
+        return rewards, terminated, truncated, step_info
 
-    def _infos(
-        self, obs: np.ndarray, steps: np.ndarray, ended: np.ndarray, invalid: np.ndarray,
-        acted: np.ndarray,
-    ) -> dict[str, np.ndarray]:  # fmt: skip
-        """The single env's info keys for rows of states, each an array with a row axis."""
-        infos = {"step": steps.copy(), "action_mask": self._masks(obs, ended),
-                 "invalid_action": invalid.copy()}  # fmt: skip
-        if self._labels is not None:
-            infos["stage"] = self._stage_labels(obs)
-            infos["acted_stage"] = acted.copy()
+    def _observations(self) -> np.ndarray:
+        return self._obs.copy()
+
+    def _state_infos(self) -> Infos:
+        infos = {"step": self._steps.copy(), "action_mask": self._valid.copy()}
+        if self._staged:
+            infos["stage"] = self._stage_now.copy()
         return infos
 
-    def _masks(self, obs: np.ndarray, ended: np.ndarray) -> np.ndarray:
-        """Valid actions in each state (none where the episode ended), shape (k, n) bool."""
-        masks = getattr(self.model, "action_masks", None)
-        n = self.env.action_space.n
-        valid = np.ones((len(obs), n), bool) if masks is None else np.asarray(masks(obs), bool)
-        return valid & ~ended[:, None]
+    def _reset_step_info(self, k: int) -> Infos:
+        infos: Infos = {"invalid_action": np.zeros(k, dtype=bool)}
+        if self._staged:
+            infos["acted_stage"] = np.full(k, "", dtype=object)
+        return infos
+
+    # ------------------------------------------------------------------ helpers
 
     def _valid_actions(
         self, masks: np.ndarray, actions: np.ndarray
@@ -286,27 +182,3 @@ class SimulatorVectorEnv(VectorEnvBase):
         if self.env.invalid_action == "raise" or noop is None:
             raise InvalidActionError(f"actions {actions[invalid].tolist()} are not valid here")
         return invalid, np.where(invalid, int(noop), actions)
-
-    def _stage_labels(self, obs: np.ndarray) -> np.ndarray:
-        """The stage label of each state, shape (k,) object ("" without stages)."""
-        if self._labels is None:
-            return np.full(len(obs), "", dtype=object)
-        return self._labels[obs[:, self.env._stage_dims].argmax(axis=1)]
-
-    def _terminated(self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
-        """The declared terminal stage reached, else a draw from the model's ``done``, (k,)."""
-        if self._labels is not None:
-            return next_obs[:, self.env._stage_dims].argmax(axis=1) == self._terminal
-        done = self.model.predict(obs, actions).distributions.get("done")
-        if done is None:
-            return np.zeros(len(obs), dtype=bool)
-        return self.np_random.random(len(obs)) < done[:, 1]
-
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        actions = np.asarray(actions)
-        n = self.env.action_space.n
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise InvalidActionError(f"expected {self.num_envs} integer actions, got {actions!r}")
-        if actions.min() < 0 or actions.max() >= n:
-            raise InvalidActionError(f"actions must be in 0..{n - 1}, got {actions.tolist()}")
-        return actions.astype(np.int64)

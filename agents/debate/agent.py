@@ -1,13 +1,8 @@
 """The debate allocator as an agent: a calibrated mixture of legislative tendencies for one country.
 
 Fitted on one country's ``RollCall-v0`` demonstrations, it trains the seven tendencies'
-allocations by debate (:class:`~assembly_gym.agents.debate.trainer.Trainer`) and predicts
-
-    π(a | x) = Σ_k w_k p_k(a | x),
-
-the allocation-weighted mixture of the tendencies' claims, masked by the env's action mask.
-It follows the agent protocol (:class:`~assembly_gym.agents.base.Agent`), so the benchmark
-harness scores it like any other agent (docs/debate.md, "As an agent").
+allocations by debate and predicts π(a | x) = Σ_k w_k p_k(a | x), masked by the env's action
+mask: an :class:`~assembly_gym.agents.base.Agent` the harness scores like any other.
 
 Example:
     >>> from assembly_gym.core.layout import ObservationLayout
@@ -29,11 +24,9 @@ import numpy as np
 
 from assembly_gym.agents.base import BaseAgent
 from assembly_gym.agents.debate.arena import Arena
-from assembly_gym.agents.debate.config import TrainConfig
-from assembly_gym.agents.debate.history import DebateResult, TrainHistory
 from assembly_gym.agents.debate.observations import VOTE_NAMES, observations_from_demonstrations
 from assembly_gym.agents.debate.tendencies import Tendency, legislative_agents, legislative_claims
-from assembly_gym.agents.debate.trainer import Trainer
+from assembly_gym.agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 
@@ -59,16 +52,10 @@ class DebateAllocatorAgent(BaseAgent):
 
     name = "debate"
 
-    def __init__(
-        self,
-        n_actions: int = 3,
-        layout: ObservationLayout | None = None,
-        *,
-        tendencies: Iterable[Tendency] = tuple(Tendency),
-        config: TrainConfig | None = None,
-        seed: int = 0,
-        arena: Arena | None = None,
-    ) -> None:
+    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
+                 tendencies: Iterable[Tendency] = tuple(Tendency),
+                 config: TrainConfig | None = None, seed: int = 0,
+                 arena: Arena | None = None) -> None:  # fmt: skip
         super().__init__(n_actions, layout)
         if n_actions != len(VOTE_NAMES):
             raise ValueError(

@@ -1,14 +1,9 @@
 """Allocations: shares of K tendencies, kept inside [lower, upper] and summing to 1.
 
-Every allocation update of the debate ends with :func:`project_bounded_simplex`, the
-Euclidean projection onto the bounded simplex
-
-    Δ(l, u) = {w ∈ R^K : Σ_k w_k = 1, l ≤ w_k ≤ u},
-
-whose solution is w_k = clip(v_k − τ, l, u) for the one shift τ that makes the shares sum
-to 1 (the KKT conditions of min ‖w − v‖² over Δ). The sum is a non-increasing piecewise
-linear function of τ with breakpoints v_k − u and v_k − l, so τ is found exactly by
-locating the segment that crosses 1 and interpolating on it.
+Every allocation update ends with :func:`project_bounded_simplex`, the Euclidean projection
+onto Δ(l, u) = {w : Σ_k w_k = 1, l ≤ w_k ≤ u}: w_k = clip(v_k − τ, l, u) for the one shift τ
+that makes the shares sum to 1 (the KKT conditions). The sum is piecewise linear in τ with
+breakpoints v_k − u and v_k − l, so τ is found exactly on the segment that crosses 1.
 """
 
 from __future__ import annotations

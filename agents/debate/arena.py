@@ -1,36 +1,17 @@
 """The arena: tendencies claim observations, stake their allocation, and resolution pays out.
 
-One *round* of debate over N observations and K tendencies with allocations w (K,):
+One round over N observations and K tendencies with allocations w (K,):
 
-1. **Claims** (:class:`ClaimSet`): tendency k's distribution p_k(· | x_i) over the actions
-   (which action it predicts and how strongly) and its relevance r_ik ∈ [0, 1].
-2. **Consensus**: the allocation-weighted mixture m_i = Σ_k w_k p_k(· | x_i) (and
-   r̄_i = Σ_k w_k r_ik for unlabelled observations).
-3. **Stakes**: a tendency stakes in proportion to its allocation on the observations where
-   it disagrees with the consensus: s_ik = w_k · d_ik / d̄, where d_ik is the total-variation
-   distance ½ Σ_a |p_k(a | x_i) − m_i(a)| (labelled observations) or |r_ik − r̄_i|
-   (unlabelled ones), and d̄ the mean of d over all tendencies and observations.
-4. **Resolution**: the evidence e_ik is p_k(y_i | x_i) for the observed action y_i or, for
-   an unlabelled observation, r_ik. A stake *wins* when the tendency explained the outcome
-   better than the consensus (e_ik > ē_i = Σ_j w_j e_ij) and pays s_ik · (e_ik / ē_i − 1):
-   a loser loses at most its stake, a winner gains in proportion to how much better it did.
-5. **Scores**: score_k = (1/N) Σ_i s_ik (e_ik / ē_i − 1), the mean net winnings; the
-   round's winner is the tendency with the highest score.
-6. **Update**: the *market allocation* v* is the allocation under which the mixture best
-   explains the outcomes of the staked observations, each weighted by its pot
-   P_i = Σ_k s_ik: v* = argmax_v Σ_i P_i log Σ_k v_k e_ik over the bounded simplex
-   (observations nobody disagrees about carry no weight). It is found by scipy's SLSQP, and
-   the allocations move a fraction η (the learning rate) toward it: w ← Π(w + η (v* − w)),
-   where Π, the Euclidean projection onto the bounded simplex, only corrects rounding for
-   η ≤ 1 (both ends are inside the bounds) and catches an overshoot for η > 1.
+1. claims p_k(· | x_i) and relevance r_ik (:class:`ClaimSet`); consensus m_i = Σ_k w_k p_k;
+2. stakes s_ik = w_k · d_ik / d̄, with d_ik the total-variation distance of p_k from m_i
+   (|r_ik − r̄_i| unlabelled) and d̄ its mean;
+3. evidence e_ik = p_k(y_i | x_i) (r_ik unlabelled); a stake wins when e_ik > ē_i = Σ_j w_j e_ij
+   and pays s_ik (e_ik / ē_i − 1); score_k is the mean of those winnings;
+4. the market allocation v* = argmax_v Σ_i P_i log Σ_k v_k e_ik over the bounded simplex
+   (pots P_i = Σ_k s_ik; scipy SLSQP), and w ← Π(w + η (v* − w)), Π the projection onto it.
 
-At the true mixture the expected score of every tendency is zero and the true mixture is its
-own market allocation (the pots depend on the observations, not on their outcomes), so the
-debate is consistent; with equal pots everywhere v* is the bounded maximum-likelihood
-mixture. Moving toward the solved v*, rather than along the scores alone (the replicator or
-EM step), keeps the rate of convergence (1 − η per round) even where two tendencies make
-similar claims. An *epoch* is ``rounds`` full-batch rounds; everything but the small
-K-dimensional SLSQP solve is vectorised NumPy on (K, N, A) arrays.
+An *epoch* is ``rounds`` full-batch rounds of vectorised NumPy on (K, N, A) arrays. Why this
+update (consistency, the rate 1 − η per round): docs/debate.md, "The arena".
 """
 
 from __future__ import annotations
@@ -95,9 +76,12 @@ class ClaimSet:
         return ClaimSet(self.probs[:, index], self.relevance[:, index])
 
     def replace(self, index: np.ndarray, other: ClaimSet) -> ClaimSet:
-        """These claims with the observations at ``index`` taken from ``other`` (same shape)."""
+        """These claims with those on the observations at ``index`` replaced by ``other``'s.
+
+        ``other`` claims on ``len(index)`` observations, in the order of ``index``.
+        """
         probs, relevance = self.probs.copy(), self.relevance.copy()
-        probs[:, index], relevance[:, index] = other.probs[:, index], other.relevance[:, index]
+        probs[:, index], relevance[:, index] = other.probs, other.relevance
         return ClaimSet(probs, relevance)
 
     @property
@@ -200,26 +184,18 @@ class Arena:
         self.rounds = rounds
         self.evidence_floor = evidence_floor
 
-    def disagreement(
-        self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray
-    ) -> np.ndarray:
-        """d_ik: distance of each claim from the consensus, shape (K, N), in [0, 1]."""
+    def stakes(self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray) -> np.ndarray:
+        """s_ik = w_k · d_ik / d̄, shape (K, N) (zero when nobody disagrees).
+
+        d_ik ∈ [0, 1] is the distance of each claim from the consensus: total variation for a
+        labelled observation, the relevance gap for an unlabelled one.
+        """
         labelled = outcomes >= 0
         distance = 0.5 * np.abs(claims.probs - claims.mixture(allocations)[None]).sum(axis=2)
         relevance_gap = np.abs(claims.relevance - (allocations @ claims.relevance)[None])
-        return np.where(labelled[None], distance, relevance_gap)
-
-    def disagreement_weights(
-        self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray
-    ) -> np.ndarray:
-        """d̃_ik = d_ik / mean(d), shape (K, N) (zero when nobody disagrees)."""
-        d = self.disagreement(claims, outcomes, allocations)
+        d = np.where(labelled[None], distance, relevance_gap)
         mean = d.mean()
-        return d / mean if mean > 0 else np.zeros_like(d)
-
-    def stakes(self, claims: ClaimSet, outcomes: np.ndarray, allocations: np.ndarray) -> np.ndarray:
-        """s_ik = w_k · d̃_ik, shape (K, N)."""
-        return allocations[:, None] * self.disagreement_weights(claims, outcomes, allocations)
+        return allocations[:, None] * (d / mean if mean > 0 else np.zeros_like(d))
 
     def evidence(self, claims: ClaimSet, outcomes: np.ndarray) -> np.ndarray:
         """e_ik: the observed action's probability, or the relevance when unlabelled, (K, N)."""

@@ -23,12 +23,6 @@ A batch whose command times out, exits with a non-zero code or prints something 
 follow this schema is reported as a :class:`BatchError`; its observations take their claims
 from the fallback (the built-in scorers) when one is given.
 
-Two settings give the command its role in training (:class:`ClaimModel`): ``refresh`` asks
-it again at the start of every epoch, with that epoch's number and the current allocations
-(the original debate's loop); ``validate`` (default) lets it claim the held-out
-observations too, so that it assigns their owners in validation; without it, it sees only
-the training observations and the built-in scorers claim the held-out ones.
-
 Each call runs in a process group of its own (POSIX), which is killed when the call ends,
 whichever way: on a timeout, on too much output, and after a normal exit, so no process the
 command started outlives its batch. A call that prints more than :data:`MAX_OUTPUT_BYTES` on
@@ -165,18 +159,14 @@ class ClaimModel:
         ``allocations`` (K,) are the shares sent (default: the agents' ``allocation``).
         """
         shares = [a.allocation for a in agents] if allocations is None else allocations
-        records = []
+        names, records = observations.feature_names, []
         for i in index:
             record: dict[str, Any] = {"id": observations.ids[i]}
             if observations.texts is not None:
                 record["text"] = observations.texts[i]
-            if observations.feature_names:
-                record["features"] = {
-                    name: round(float(value), 6)
-                    for name, value in zip(
-                        observations.feature_names, observations.features[i], strict=True
-                    )
-                }
+            if names:
+                values = observations.features[i].tolist()
+                record["features"] = {n: round(v, 6) for n, v in zip(names, values, strict=True)}
             records.append(record)
         return {
             "protocol": PROTOCOL,
@@ -222,18 +212,16 @@ class ClaimModel:
         starts = range(0, n, self.batch_size)
         for batch, start in enumerate(tqdm(starts, desc="claims", disable=not progress)):
             index = np.arange(start, min(start + self.batch_size, n))
+            request = self.request(
+                observations, agents, index, allocations=allocations, epoch=epoch
+            )
             try:
-                answer = self._run(
-                    self.request(observations, agents, index, allocations=allocations, epoch=epoch)
-                )
-                probs[:, index], relevance[:, index] = self._parse(
-                    answer, observations, agents, index
-                )
+                parsed = self._parse(self._run(request), observations, agents, index)
             except _BadAnswer as error:
-                errors.append(
-                    BatchError(batch, tuple(observations.ids[i] for i in index), str(error))
-                )
+                ids = tuple(observations.ids[i] for i in index)
+                errors.append(BatchError(batch, ids, str(error)))
                 continue
+            probs[:, index], relevance[:, index] = parsed
             answered[index] = True
         claims = ClaimSet(probs, relevance)
         if errors:
@@ -242,18 +230,16 @@ class ClaimModel:
                     f"{len(errors)} of {len(starts)} claim batches failed: "
                     + "; ".join(str(e) for e in errors)
                 )
-            claims = claims.replace(np.flatnonzero(~answered), fallback)
+            missing = np.flatnonzero(~answered)
+            claims = claims.replace(missing, fallback.take(missing))
         return ClaimReport(claims, answered, tuple(errors), len(starts))
 
     def _run(self, request: dict[str, Any]) -> Any:
         """Run the command on one request in a process group of its own; its parsed answer."""
         try:
+            pipe = subprocess.PIPE
             process = subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
+                self.command, stdin=pipe, stdout=pipe, stderr=pipe, start_new_session=True
             )
         except OSError as error:
             raise ClaimModelError(

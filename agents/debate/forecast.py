@@ -1,20 +1,11 @@
 """Per-observation owner forecasts of unlabelled observations, from the tendencies' claims.
 
-The owner of an unlabelled (free-text) observation is the tendency its relevance points to
-(the built-in scorers' or the claim command's). To predict it without that relevance, each
-tendency is described by the words of the training observations it claimed: a multinomial
-naive Bayes model whose classes are the tendencies and whose soft labels are the mixture's
-responsibilities,
-
-    q_ik = w_k r_ik / Σ_j w_j r_ij                       (training observation i, tendency k),
-    θ_kv = (Σ_i q_ik c_iv + α) / Σ_u (Σ_i q_ik c_iu + α)  (word v, α = 0.5),
-
-with c_iv the count of word v in text i (scikit-learn's ``CountVectorizer``, English stop
-words, fitted on the training texts only). The log-likelihood of a held-out text h under
-tendency k is ℓ_hk = Σ_v c_hv log θ_kv, and the validator predicts its owner as
-argmax_k (log w_k + ℓ_hk): the allocation is the prior, the claimed words the evidence. The
-held-out relevance never enters the forecast, so its agreement with the owner is evidence
-that what the tendencies claimed in training carries over to new observations.
+Each tendency is described by the words of the training observations it claimed: a
+multinomial naive Bayes model whose classes are the tendencies and whose soft labels are the
+mixture's responsibilities q_ik = w_k r_ik / Σ_j w_j r_ij, θ_kv ∝ Σ_i q_ik c_iv + α (c_iv the
+count of word v in text i, scikit-learn's ``CountVectorizer`` fitted on the training texts).
+A held-out text h scores ℓ_hk = Σ_v c_hv log θ_kv; the held-out relevance never enters it.
+See docs/debate.md, "Validation".
 """
 
 from __future__ import annotations

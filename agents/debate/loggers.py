@@ -1,19 +1,9 @@
 """Loggers of debate training: console, JSON file, TensorBoard, Weights & Biases.
 
-A logger is anything with the three methods of :class:`DebateLogger`; the trainer calls
+A logger is anything with the three methods of
+:class:`~assembly_gym.agents.debate.trainer.DebateLogger`; the trainer calls
 ``start`` once, ``log_epoch`` after every epoch and ``finish`` at the end. Pass several as a
-list.
-
-JSON log schema (:class:`JSONLogger`, rewritten atomically after every epoch)::
-
-    {"kind": "debate-training-log", "format_version": 1,
-     "config": {TrainConfig fields},
-     "tendencies": [names],
-     "epochs": [{"epoch", "learning_rate", "winner", "winning_score", "scores",
-                 "allocations", "allocation_changes", "total_stakes",
-                 "validation": {ValidationResult fields}}, ...],
-     "summary": {"epochs_run", "converged", "best_epoch", "winner", "allocations"}}
-                                                            (null until training ends)
+list. The JSON log's schema and the scalars' tags: docs/debate.md, "Loggers and plots".
 """
 
 from __future__ import annotations
@@ -21,44 +11,30 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from assembly_gym.core.errors import MissingDependencyError
 from assembly_gym.core.persist import atomic_write_json
 from assembly_gym.core.tensorboard import summary_writer
 
 if TYPE_CHECKING:
-    from assembly_gym.agents.debate.config import TrainConfig
-    from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
+    from assembly_gym.agents.debate.trainer import (
+        DebateResult,
+        EpochMetrics,
+        TrainConfig,
+        TrainHistory,
+    )
     from assembly_gym.agents.debate.validator import ValidationResult
 
 __all__ = [
     "JSON_LOG_KIND",
     "ConsoleLogger",
-    "DebateLogger",
     "JSONLogger",
     "TensorBoardLogger",
     "WandbLogger",
 ]
 
 JSON_LOG_KIND = "debate-training-log"
-
-
-@runtime_checkable
-class DebateLogger(Protocol):
-    """What the trainer calls on a logger."""
-
-    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
-        """Training begins with these settings and tendencies."""
-        ...
-
-    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
-        """An epoch ended."""
-        ...
-
-    def finish(self, history: TrainHistory, result: DebateResult) -> None:
-        """Training ended."""
-        ...
 
 
 class ConsoleLogger:
@@ -164,9 +140,8 @@ class TensorBoardLogger:
     """Scalars per tendency and epoch, through ``torch.utils.tensorboard.SummaryWriter``.
 
     Tags: ``allocation/<tendency>``, ``score/<tendency>``, ``stake/<tendency>``,
-    ``learning_rate``, ``allocation_change``, ``validation/accuracy``,
-    ``validation/p_value`` and, with labels, ``validation/action_accuracy`` and
-    ``validation/action_log_loss``.
+    ``learning_rate``, ``allocation_change`` and ``validation/<field>`` of every numeric
+    :class:`~assembly_gym.agents.debate.validator.ValidationResult` field.
 
     Args:
         logdir: folder of the event files.
@@ -182,20 +157,8 @@ class TensorBoardLogger:
 
     def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
         """Write the epoch's scalars."""
-        step = metrics.epoch
-        for tag, values in (
-            ("allocation", metrics.allocations),
-            ("score", metrics.scores),
-            ("stake", metrics.total_stakes),
-        ):
-            for name, value in values.items():
-                self.writer.add_scalar(f"{tag}/{name}", value, step)
-        self.writer.add_scalar("learning_rate", metrics.learning_rate, step)
-        self.writer.add_scalar("allocation_change", metrics.total_change, step)
-        for key in ("accuracy", "p_value", "action_accuracy", "action_log_loss"):
-            value = getattr(validation, key)
-            if value is not None:
-                self.writer.add_scalar(f"validation/{key}", value, step)
+        for tag, value in _scalars(metrics, validation).items():
+            self.writer.add_scalar(tag, value, metrics.epoch)
         self.writer.flush()
 
     def finish(self, history: TrainHistory, result: DebateResult) -> None:
@@ -247,32 +210,23 @@ class WandbLogger:
 
     def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
         """Log the epoch's scalars."""
-        row: dict[str, float] = {
-            "learning_rate": metrics.learning_rate,
-            "allocation_change": metrics.total_change,
-        }
-        for tag, values in (
-            ("allocation", metrics.allocations),
-            ("score", metrics.scores),
-            ("stake", metrics.total_stakes),
-        ):
-            row.update({f"{tag}/{name}": value for name, value in values.items()})
-        row.update(
-            {
-                f"validation/{key}": value
-                for key, value in validation.to_dict().items()
-                if isinstance(value, (int, float))
-            }
-        )
-        self.run.log(row, step=metrics.epoch)
+        self.run.log(_scalars(metrics, validation), step=metrics.epoch)
 
     def finish(self, history: TrainHistory, result: DebateResult) -> None:
         """Record the summary and close the run."""
-        self.run.summary.update(
-            {
-                "epochs_run": history.epochs_run,
-                "converged": history.converged,
-                "winner": result.winner,
-            }
-        )
+        summary = {"epochs_run": history.epochs_run, "converged": history.converged}
+        self.run.summary.update({**summary, "winner": result.winner})
         self.run.finish()
+
+
+def _scalars(metrics: EpochMetrics, validation: ValidationResult) -> dict[str, float]:
+    """An epoch's scalars by tag: per tendency, the epoch's, and every numeric validation field."""
+    row = {"learning_rate": metrics.learning_rate, "allocation_change": metrics.total_change}
+    for tag, values in (
+        ("allocation", metrics.allocations),
+        ("score", metrics.scores),
+        ("stake", metrics.total_stakes),
+    ):
+        row.update({f"{tag}/{name}": value for name, value in values.items()})
+    numeric = {k: v for k, v in validation.to_dict().items() if isinstance(v, (int, float))}
+    return row | {f"validation/{key}": value for key, value in numeric.items()}

@@ -1,27 +1,17 @@
 """A debate model: one actor's observations, its competing tendencies, and their calibrated shares.
 
-Example (the usage the README shows)::
-
-    from assembly_gym.agents.debate import ConsoleLogger, TrainConfig, Trainer, create_debate_model
-
-    model = create_debate_model("Ada Lovelace", "observations.json")
-    trainer = Trainer(TrainConfig(max_epochs=10))
-    history, result = trainer.train(model.observations, model.agents, logger=ConsoleLogger())
-    print(history.epochs_run, history.converged, history.validation_results[-1].accuracy)
-    for agent in model.agents:
-        print(f"{agent.name}: {agent.allocation:.1%}")
-    model.save("ada.debate.json")
+:func:`create_debate_model` builds one from observations (a free-text file or roll calls);
+:meth:`DebateModel.train` calibrates it, :meth:`DebateModel.save` and :meth:`DebateModel.load`
+keep it (docs/debate.md, "Quick start").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from assembly_gym.agents.debate.claims import ClaimModel
-from assembly_gym.agents.debate.config import TrainConfig
-from assembly_gym.agents.debate.history import DebateResult, TrainHistory
-from assembly_gym.agents.debate.loggers import DebateLogger
 from assembly_gym.agents.debate.observations import (
     ABOUT,
     Observations,
@@ -35,7 +25,13 @@ from assembly_gym.agents.debate.tendencies import (
     legislative_agents,
     text_agents,
 )
-from assembly_gym.agents.debate.trainer import Trainer
+from assembly_gym.agents.debate.trainer import (
+    DebateLogger,
+    DebateResult,
+    TrainConfig,
+    Trainer,
+    TrainHistory,
+)
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import atomic_write_json, checked_field, read_versioned_json
 
@@ -108,25 +104,17 @@ class DebateModel:
 
     def save(self, path: str | Path) -> None:
         """Write the model (tendencies, allocations, observations, last history), atomically."""
-        atomic_write_json(
-            path,
-            {
-                "name": self.name,
-                "agents": [
-                    {
-                        "name": a.name,
-                        "description": a.description,
-                        "allocation": a.allocation,
-                        "tendency": None if a.tendency is None else a.tendency.value,
-                    }
-                    for a in self.agents
-                ],
-                "observations": self.observations.to_dict(),
-                "history": None if self.history is None else self.history.to_dict(),
-            },
-            kind=MODEL_KIND,
-            version=_VERSION,
-        )
+        agents = [
+            {**asdict(a), "tendency": None if a.tendency is None else a.tendency.value}
+            for a in self.agents
+        ]
+        document = {
+            "name": self.name,
+            "agents": agents,
+            "observations": self.observations.to_dict(),
+            "history": None if self.history is None else self.history.to_dict(),
+        }
+        atomic_write_json(path, document, kind=MODEL_KIND, version=_VERSION)
 
     @classmethod
     def load(cls, path: str | Path) -> DebateModel:

@@ -1,32 +1,13 @@
 """What the debate explains: a batch of observations of one actor, labelled or not.
 
-Two kinds of observation meet in one container, :class:`Observations`:
-
-* **Roll-call decisions** of one country (``RollCall-v0`` observations, the named feature
-  vector of :mod:`assembly_gym.envs.legislative.observation`, with the vote the country cast).
-* **Free-text observations** of a person or organisation (what they did or said), with no
-  action: the debate resolves them by text relevance.
-
-Free-text observations are read from a JSON file (:func:`load_observations_json`)::
-
-    {
-      "name": "Ada Lovelace",                      optional: who is observed
-      "about": "person",                           optional: "person" or "state" (default):
-                                                   which seven default tendencies apply
-      "tendencies": [                              optional (default: the seven of "about":
-        {"name": "curiosity",                      person or legislative); at least two,
-         "description": "asks questions, ..."}     names unique, both fields non-empty text
-      ],
-      "observations": [                            required: at least two records
-        {"id": "notes-1843",                       optional text or integer, unique
-         "text": "Published notes on ...",         required non-empty text
-         "date": "1843-09-01",                     optional text (kept as metadata only)
-         "source": "Scientific Memoirs"}           optional text (kept as metadata only)
-      ]
-    }
-
-Any other key, a wrong type or an empty text raises :class:`~assembly_gym.core.errors.DataError`
-naming the file, the record (``observations[3]``) and the field.
+:class:`Observations` holds both kinds: **roll-call decisions** of one country
+(``RollCall-v0`` observations with the vote it cast) and **free-text observations** of a
+person or organisation, with no action (the debate resolves them by text relevance). Free
+text is read from a JSON file (:func:`load_observations_json`: ``name``, ``about``,
+``tendencies`` and the required ``observations`` records of ``id``, ``text``, ``date`` and
+``source``; the schema in docs/debate.md); any other key, a wrong type or an empty text
+raises :class:`~assembly_gym.core.errors.DataError` naming the file, the record
+(``observations[3]``) and the field.
 """
 
 from __future__ import annotations
@@ -34,7 +15,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -140,12 +121,11 @@ class Observations:
     def take(self, index: np.ndarray) -> Observations:
         """The observations at some positions (in that order)."""
         index = np.asarray(index, dtype=np.int64)
-        return Observations(
+        return replace(
+            self,
             ids=tuple(self.ids[i] for i in index),
             features=self.features[index],
-            feature_names=self.feature_names,
             actions=self.actions[index],
-            action_names=self.action_names,
             texts=None if self.texts is None else tuple(self.texts[i] for i in index),
             masks=None if self.masks is None else self.masks[index],
         )
@@ -224,15 +204,8 @@ def observations_from_demonstrations(
         texts = None
     if len(set(ids)) != len(ids):  # the same roll call in two episodes (windows): keep positions
         ids = tuple(f"{i}:{rid}" for i, rid in enumerate(ids))
-    return Observations(
-        ids=ids,
-        features=obs.astype(np.float32),
-        feature_names=layout.names,
-        actions=acts.astype(np.int64),
-        action_names=VOTE_NAMES,
-        texts=texts,
-        masks=masks,
-    )
+    return Observations(ids, obs.astype(np.float32), layout.names, acts.astype(np.int64),
+                        VOTE_NAMES, texts, masks)  # fmt: skip
 
 
 def rollcall_observations(
@@ -288,7 +261,7 @@ class TextObservationFile:
 
 
 def load_observations_json(path: str | Path) -> TextObservationFile:
-    """Read and validate a free-text observations file (schema in the module docstring).
+    """Read and validate a free-text observations file (schema: docs/debate.md).
 
     Raises:
         DataError: missing file, invalid JSON, or any schema violation (naming the file,
@@ -329,23 +302,15 @@ def load_observations_json(path: str | Path) -> TextObservationFile:
             raise DataError(path, "a record must be a JSON object", row=where)
         unknown = sorted(set(record) - set(_RECORD_KEYS))
         if unknown:
-            raise DataError(
-                path,
-                f"unknown field; a record has {list(_RECORD_KEYS)}",
-                row=where,
-                field=unknown[0],
-            )
+            message = f"unknown field; a record has {list(_RECORD_KEYS)}"
+            raise DataError(path, message, row=where, field=unknown[0])
         if not _is_text(record.get("text")):
             raise DataError(path, "required, non-empty text", row=where, field="text")
         for key in ("date", "source"):
             if key in record and not isinstance(record[key], str):
                 raise DataError(path, "must be text", row=where, field=key)
         identifier = record.get("id", str(position + 1))
-        if (
-            isinstance(identifier, bool)
-            or not isinstance(identifier, (str, int))
-            or identifier == ""
-        ):
+        if type(identifier) not in (str, int) or identifier == "":  # bool is not an id
             raise DataError(path, "must be non-empty text or an integer", row=where, field="id")
         if str(identifier) in ids:
             raise DataError(path, f"duplicate id {str(identifier)!r}", row=where, field="id")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure  # no pyplot: no global figure state, no backend switch
 
-from assembly_gym.agents.debate.history import TrainHistory
+from assembly_gym.agents.debate.trainer import TrainHistory
 from assembly_gym.core.persist import atomic_write_bytes
 
 __all__ = ["allocations_figure", "plot_allocations"]

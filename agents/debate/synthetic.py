@@ -1,19 +1,16 @@
 """Synthetic actors with planted tendency mixtures: the ground truth of the debate's recovery.
 
-A planted actor faces real (or synthetic-assembly) situations but acts by a known mixture:
-for each observation i a tendency z_i ~ Categorical(w*) is drawn, then the action
-y_i ~ p_{z_i}(· | x_i) from that tendency's claim. Training on the relabelled observations
-should recover w*, and the planted owners z tell how well owners are predicted.
-
-A planted *person* (:func:`synthetic_person`) is a free-text observations document about a
-person (``"about": "person"``): each observation's owner z_i ~ Categorical(w*) over the
-seven :data:`~assembly_gym.agents.debate.tendencies.PERSON_TENDENCIES`, and its text has
-two words of z_i's description, two words z_i's description lacks (which only the
-observations it claims can teach), with probability ``noise`` a word of another tendency's
-description, and filler words.
+:func:`plant_mixture` relabels real situations by a known mixture: each observation's owner
+z_i ~ Categorical(w*), its action y_i ~ p_{z_i}(· | x_i). :func:`synthetic_person` writes a
+free-text observations document about a person whose owners z_i are drawn over the seven
+:data:`~assembly_gym.agents.debate.tendencies.PERSON_TENDENCIES`: each text has two words of
+z_i's description, two words it lacks (which only the observations it claims can teach),
+with probability ``noise`` a word of another tendency's description, and filler words.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -90,16 +87,7 @@ def plant_mixture(
         probs /= probs.sum(axis=1, keepdims=True)
     draws = rng.random((n, 1))
     actions = np.minimum((draws > np.cumsum(probs, axis=1)).sum(axis=1), n_actions - 1)
-    relabelled = Observations(
-        ids=observations.ids,
-        features=observations.features,
-        feature_names=observations.feature_names,
-        actions=actions.astype(np.int64),
-        action_names=observations.action_names,
-        texts=observations.texts,
-        masks=observations.masks,
-    )
-    return relabelled, owners
+    return replace(observations, actions=actions.astype(np.int64)), owners
 
 
 def synthetic_person(

@@ -1,49 +1,16 @@
 """Tendencies: the competing explanations of an actor's behaviour, and their claims.
 
-A tendency looks at an observation and *claims* it: a distribution over the actions (which
-action it predicts and how strongly) and a relevance in [0, 1] (how much the observation is
-about it). Two kinds of scorer make the claims:
-
-**Legislative scorers** read a ``RollCall-v0`` observation by feature name (never by
-position; see :mod:`assembly_gym.envs.legislative.observation`). Each has a *salience*
-h(x) ∈ [0, 1] (how much it cares about the roll call; its relevance) and a *position* q(x) over
-(yes, no, abstain); its claim is
+A tendency *claims* an observation: a distribution over the actions and a relevance in
+[0, 1] (how much the observation is about it). **Legislative scorers** read a
+``RollCall-v0`` observation by feature name: a salience h(x) ∈ [0, 1] (its relevance) and a
+position q(x) over (yes, no, abstain) make the claim
 
     p(· | x) = (1 − ε) · [h(x) · q(x) + (1 − h(x)) · uniform] + ε · uniform,   ε = 0.02,
 
-so a tendency that does not care about a roll call makes no claim on it (uniform), and no
-action ever has probability 0.
-
-==========================  ===============================  ====================================
-tendency                    salience h(x)                    position q(x) (yes, no, abstain)
-==========================  ===============================  ====================================
-bloc loyalty                ``similar_coverage``             its own line: the votes on the most
-                                                             similar earlier roll calls (0.7) and
-                                                             on the same issues (0.3), squared and
-                                                             renormalised (sharper)
-great-power alignment       max(``issue_nu``, ``issue_di``,  (0.10, 0.50, 0.40): with the nuclear
-                            ``important``)                   powers against the majority
-human rights                ``issue_hr``                     (0.90, 0.03, 0.07)
-sovereignty and             ``issue_hr``                     (0.15, 0.40, 0.45): against outside
-non-interference                                             scrutiny of states
-decolonisation and          max(``issue_co``, ``issue_me``)  (0.92, 0.03, 0.05)
-self-determination
-development                 ``issue_ec``                     (0.92, 0.03, 0.05)
-consensus / majority        1 where earlier similar roll     the assembly's shares on similar
-                            calls exist (``consensus_yes`` + roll calls (``consensus_yes``,
-                            ``consensus_no`` > 0), else 0    ``consensus_no``, the rest abstain),
-                                                             squared and renormalised
-==========================  ===============================  ====================================
-
-**Text scorers** read free text: relevance is the TF-IDF cosine similarity (scikit-learn,
-sublinear term frequency, English stop words) between an observation's text and the
-tendency's description, fitted on the descriptions and the texts together; they make no
-action claim (uniform over the actions, if there are any).
-
-**Person tendencies** (:data:`PERSON_TENDENCIES`) are the seven default text tendencies of
-free text about a person (an observations file with ``"about": "person"``): survival,
-security, belonging, status, autonomy, meaning and pleasure, each described by the words
-its text scorer matches.
+so a tendency that does not care about a roll call makes no claim on it. **Text scorers**
+(free text, and the seven :data:`PERSON_TENDENCIES`) score relevance by the TF-IDF cosine
+similarity of an observation's text to the tendency's description and claim no action.
+The seven scorers' salience and position: docs/debate.md, "Tendencies".
 """
 
 from __future__ import annotations
@@ -231,10 +198,6 @@ def _sharpen(shares: np.ndarray, power: float = 2.0) -> np.ndarray:
     return np.where(total > 0, raised / np.where(total > 0, total, 1.0), 1.0 / shares.shape[1])
 
 
-def _fixed(n: int, position: tuple[float, float, float]) -> np.ndarray:
-    return np.tile(np.asarray(position, dtype=np.float64), (n, 1))
-
-
 def _votes(get: Callable[[str], np.ndarray], prefix: str) -> np.ndarray:
     return np.column_stack([get(f"{prefix}_{v}") for v in VOTE_NAMES])
 
@@ -244,29 +207,14 @@ def _bloc_loyalty(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndar
     return get("similar_coverage"), _sharpen(line)
 
 
-def _great_power(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    salience = np.maximum.reduce([get("issue_nu"), get("issue_di"), get("important")])
-    return salience, _fixed(len(salience), (0.05, 0.80, 0.15))
+def _issue_scorer(features: tuple[str, ...], position: tuple[float, float, float]) -> Scorer:
+    """Salience: the largest of ``features``; a fixed position (yes, no, abstain)."""
 
+    def score(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        salience = np.maximum.reduce([get(name) for name in features])
+        return salience, np.tile(np.asarray(position, dtype=np.float64), (len(salience), 1))
 
-def _human_rights(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    salience = get("issue_hr")
-    return salience, _fixed(len(salience), (0.90, 0.03, 0.07))
-
-
-def _sovereignty(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    salience = get("issue_hr")
-    return salience, _fixed(len(salience), (0.10, 0.20, 0.70))
-
-
-def _decolonisation(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    salience = np.maximum(get("issue_co"), get("issue_me"))
-    return salience, _fixed(len(salience), (0.92, 0.03, 0.05))
-
-
-def _development(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    salience = get("issue_ec")
-    return salience, _fixed(len(salience), (0.92, 0.03, 0.05))
+    return score
 
 
 def _consensus(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -277,11 +225,13 @@ def _consensus(get: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray
 
 _SCORERS: dict[Tendency, Scorer] = {
     Tendency.BLOC_LOYALTY: _bloc_loyalty,
-    Tendency.GREAT_POWER_ALIGNMENT: _great_power,
-    Tendency.HUMAN_RIGHTS: _human_rights,
-    Tendency.SOVEREIGNTY: _sovereignty,
-    Tendency.DECOLONISATION: _decolonisation,
-    Tendency.DEVELOPMENT: _development,
+    Tendency.GREAT_POWER_ALIGNMENT: _issue_scorer(
+        ("issue_nu", "issue_di", "important"), (0.05, 0.80, 0.15)
+    ),
+    Tendency.HUMAN_RIGHTS: _issue_scorer(("issue_hr",), (0.90, 0.03, 0.07)),
+    Tendency.SOVEREIGNTY: _issue_scorer(("issue_hr",), (0.10, 0.20, 0.70)),
+    Tendency.DECOLONISATION: _issue_scorer(("issue_co", "issue_me"), (0.92, 0.03, 0.05)),
+    Tendency.DEVELOPMENT: _issue_scorer(("issue_ec",), (0.92, 0.03, 0.05)),
     Tendency.CONSENSUS: _consensus,
 }
 

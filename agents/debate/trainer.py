@@ -1,54 +1,229 @@
 """Training: epochs of debate until the allocations stabilise, validated on held-out observations.
 
-:meth:`Trainer.train` runs these phases:
-
-1. **Split**: a seeded random ``validation_split`` share of the observations is held out.
-2. **Claims**: every tendency's claims on every observation (built-in scorers, or an
-   external :class:`~assembly_gym.agents.debate.claims.ClaimModel` with the scorers as
-   fallback; it claims the held-out observations too unless its ``validate`` is off).
-3. **Epoch loop**, for epoch t = 1 … ``max_epochs`` with learning rate
-   η_t = ``initial_lr`` · ``lr_decay`` ^ (t − 1):
-
-   a. *claims refreshed* through the claim command with the current allocations, from
-      t = 2 on, when its ``refresh`` is on;
-   b. *arena debate* on the training observations
-      (:class:`~assembly_gym.agents.debate.arena.Arena`); allocations are projected into
-      [``min_allocation``, ``max_allocation``] summing to 1 after every update;
-   c. *convergence check*: an epoch is stable when its summed absolute allocation change
-      Σ_k |Δw_k| is below ``convergence_threshold``; training has converged once
-      ``patience`` consecutive epochs were stable and at least ``min_epochs`` have run;
-   d. *learning-rate decay*: η ← η · ``lr_decay``;
-   e. *validation* of the new allocations on the held-out observations
-      (:class:`~assembly_gym.agents.debate.validator.Validator`; unlabelled texts are
-      forecast one by one from the words of the tendencies' training claims,
-      :class:`~assembly_gym.agents.debate.forecast.ClaimProfiles`), logged with the epoch's
-      metrics;
-
-   and stops after the epoch in which it converged.
-
-Training starts from the agents' current allocations (equal shares for new agents),
-projected into the bounds, and writes the final allocations back into the agents.
+:meth:`Trainer.train` holds out a seeded ``validation_split`` share of the observations,
+claims every observation (built-in scorers, or a
+:class:`~assembly_gym.agents.debate.claims.ClaimModel` with the scorers as fallback), then
+runs epochs t = 1 … ``max_epochs`` with η_t = ``initial_lr`` · ``lr_decay`` ^ (t − 1): claims
+refreshed (a ``ClaimModel`` with ``refresh``, from t = 2) → arena debate on the training
+observations → convergence check (Σ_k |Δw_k| < ``convergence_threshold`` for ``patience``
+epochs, after ``min_epochs``) → validation
+(:class:`~assembly_gym.agents.debate.validator.Validator`; unlabelled texts forecast by
+:class:`~assembly_gym.agents.debate.forecast.ClaimProfiles`).
+Training starts from the agents' allocations (equal shares for new agents), projected into
+the bounds, and writes the final ones back. Its settings are a :class:`TrainConfig`; a run
+leaves a :class:`TrainHistory` (one :class:`EpochMetrics` per epoch) and a
+:class:`DebateResult`. See docs/debate.md, "Training".
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from assembly_gym.agents.debate.allocation import project_bounded_simplex
-from assembly_gym.agents.debate.arena import Arena, ClaimSet, EpochDebate, top_claims
+from assembly_gym.agents.debate.allocation import check_bounds, project_bounded_simplex
+from assembly_gym.agents.debate.arena import Arena, Claim, EpochDebate, top_claims
 from assembly_gym.agents.debate.claims import BatchError, ClaimModel
-from assembly_gym.agents.debate.config import TrainConfig
 from assembly_gym.agents.debate.forecast import ClaimProfiles
-from assembly_gym.agents.debate.history import DebateResult, EpochMetrics, TrainHistory
-from assembly_gym.agents.debate.loggers import DebateLogger
 from assembly_gym.agents.debate.observations import Observations
 from assembly_gym.agents.debate.tendencies import TendencyAgent, compute_claims
 from assembly_gym.agents.debate.validator import ValidationResult, Validator
 
-__all__ = ["Trainer"]
+__all__ = ["DebateLogger", "DebateResult", "EpochMetrics", "TrainConfig", "TrainHistory", "Trainer"]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of debate training.
+
+    Attributes:
+        max_epochs: most epochs to run.
+        min_epochs: fewest epochs before training may stop as converged.
+        convergence_threshold: an epoch is stable when its summed absolute allocation change
+            is below this.
+        patience: consecutive stable epochs needed to stop.
+        initial_lr: learning rate η of the first epoch.
+        lr_decay: factor applied to η after each epoch, in (0, 1].
+        validation_split: share of observations held out for validation, in (0, 1).
+        min_allocation: smallest share of any tendency.
+        max_allocation: largest share of any tendency.
+    """
+
+    max_epochs: int = 10
+    min_epochs: int = 2
+    convergence_threshold: float = 0.005
+    patience: int = 3
+    initial_lr: float = 0.15
+    lr_decay: float = 0.9
+    validation_split: float = 0.2
+    min_allocation: float = 0.03
+    max_allocation: float = 0.50
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_epochs <= self.max_epochs:
+            raise ValueError(
+                f"need 1 ≤ min_epochs ≤ max_epochs, got {self.min_epochs} and {self.max_epochs}"
+            )
+        if self.patience < 1:
+            raise ValueError(f"patience must be ≥ 1, got {self.patience}")
+        if not self.convergence_threshold >= 0:
+            raise ValueError(f"convergence_threshold must be ≥ 0, got {self.convergence_threshold}")
+        if not self.initial_lr > 0:
+            raise ValueError(f"initial_lr must be > 0, got {self.initial_lr}")
+        if not 0 < self.lr_decay <= 1:
+            raise ValueError(f"lr_decay must be in (0, 1], got {self.lr_decay}")
+        if not 0 < self.validation_split < 1:
+            raise ValueError(
+                f"validation_split must be in (0, 1) (a share of the observations), "
+                f"got {self.validation_split}"
+            )
+        if not 0 <= self.min_allocation <= self.max_allocation <= 1:
+            raise ValueError(
+                f"need 0 ≤ min_allocation ≤ max_allocation ≤ 1, "
+                f"got {self.min_allocation} and {self.max_allocation}"
+            )
+
+    def check_tendencies(self, n_tendencies: int) -> None:
+        """Check that ``n_tendencies`` allocations inside the bounds can sum to 1.
+
+        Raises:
+            ValueError: they cannot (names the bounds that would work).
+        """
+        check_bounds(n_tendencies, self.min_allocation, self.max_allocation)
+
+    def learning_rate(self, epoch: int) -> float:
+        """η of a 1-based epoch: ``initial_lr`` · ``lr_decay`` ^ (epoch − 1)."""
+        return self.initial_lr * self.lr_decay ** (epoch - 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EpochMetrics:
+    """What one epoch did (dicts are keyed by tendency name).
+
+    Attributes:
+        epoch: 1-based epoch number.
+        learning_rate: η used in the epoch.
+        winner: the tendency with the highest score.
+        winning_score: its score.
+        scores: net winnings per observation, summed over the epoch's rounds.
+        allocations: allocations after the epoch.
+        allocation_changes: signed change of each allocation in the epoch.
+        total_stakes: stake per observation, averaged over the rounds.
+    """
+
+    epoch: int
+    learning_rate: float
+    winner: str
+    winning_score: float
+    scores: dict[str, float]
+    allocations: dict[str, float]
+    allocation_changes: dict[str, float]
+    total_stakes: dict[str, float]
+
+    @property
+    def total_change(self) -> float:
+        """Σ_k |Δw_k|, what the convergence check compares with the threshold."""
+        return float(sum(abs(v) for v in self.allocation_changes.values()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, payload: dict[str, Any]) -> EpochMetrics:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{f.name: payload[f.name] for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class TrainHistory:
+    """The record of a training run.
+
+    Attributes:
+        epochs_run: epochs run.
+        converged: whether the convergence check stopped training (else ``max_epochs`` did).
+        best_epoch: the epoch with the highest validation accuracy (the earliest on ties).
+        metrics: one :class:`EpochMetrics` per epoch.
+        validation_results: one :class:`ValidationResult` per epoch.
+        claim_batches: batches sent to the claim command (0: built-in claims only).
+        claim_failures: how many of them failed (their claims came from the built-in scorers).
+        first_claim_error: what went wrong in the first failed batch; None if none failed.
+    """
+
+    epochs_run: int
+    converged: bool
+    best_epoch: int
+    metrics: tuple[EpochMetrics, ...]
+    validation_results: tuple[ValidationResult, ...]
+    claim_batches: int = 0
+    claim_failures: int = 0
+    first_claim_error: str | None = None
+
+    @property
+    def claims_all_failed(self) -> bool:
+        """Whether a claim command was used and failed on every batch."""
+        return self.claim_batches > 0 and self.claim_failures == self.claim_batches
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, payload: dict[str, Any]) -> TrainHistory:
+        """Inverse of :meth:`to_dict` (the claim fields take their defaults where absent)."""
+        return cls(
+            **{
+                **payload,
+                "metrics": tuple(EpochMetrics.from_dict(m) for m in payload["metrics"]),
+                "validation_results": tuple(
+                    ValidationResult.from_dict(v) for v in payload["validation_results"]
+                ),
+            }
+        )
+
+
+@dataclass(frozen=True)
+class DebateResult:
+    """The outcome of the debate.
+
+    Attributes:
+        winner: the tendency with the largest final allocation.
+        allocations: final allocations by tendency.
+        allocation_changes: final minus initial allocation by tendency.
+        claims: each tendency's largest stakes in the last round, with how they fared.
+        claim_errors: batches the claim command failed on (their claims came from the
+            built-in scorers).
+    """
+
+    winner: str
+    allocations: dict[str, float]
+    allocation_changes: dict[str, float]
+    claims: dict[str, tuple[Claim, ...]]
+    claim_errors: tuple[BatchError, ...] = ()
+
+
+@runtime_checkable
+class DebateLogger(Protocol):
+    """What the trainer calls on a logger."""
+
+    def start(self, config: TrainConfig, tendencies: Sequence[str]) -> None:
+        """Training begins with these settings and tendencies."""
+        ...
+
+    def log_epoch(self, metrics: EpochMetrics, validation: ValidationResult) -> None:
+        """An epoch ended."""
+        ...
+
+    def finish(self, history: TrainHistory, result: DebateResult) -> None:
+        """Training ended."""
+        ...
 
 
 class Trainer:
@@ -130,29 +305,20 @@ class Trainer:
             if epoch > 1 and claims.refresh:
                 claims.ask(allocations, epoch=epoch)
             train_claims = claims.current.take(train)
-            debate = self.arena.debate(
-                train_claims,
-                train_outcomes,
-                allocations,
-                learning_rate=learning_rate,
-                lower=config.min_allocation,
-                upper=config.max_allocation,
-            )
+            debate = self.arena.debate(train_claims, train_outcomes, allocations,
+                                       learning_rate=learning_rate, lower=config.min_allocation,
+                                       upper=config.max_allocation)  # fmt: skip
             allocations = debate.allocations
             epoch_metrics = _epoch_metrics(epoch, learning_rate, names, debate)
             stable = stable + 1 if epoch_metrics.total_change < config.convergence_threshold else 0
             converged = epoch >= config.min_epochs and stable >= config.patience
             learning_rate *= config.lr_decay
+            relevance = train_claims.relevance
+            forecast = None if profiles is None else profiles.log_likelihood(relevance, allocations)
             validation = validator.validate(
-                claims.current.take(held_out),
-                outcomes[held_out],
-                allocations,
-                held_masks,
-                forecast=None
-                if profiles is None
-                else profiles.log_likelihood(train_claims.relevance, allocations),
-                relevance_source=claims.held_out_source,
-            )
+                claims.current.take(held_out), outcomes[held_out], allocations, held_masks,
+                forecast=forecast, relevance_source=claims.held_out_source,
+            )  # fmt: skip
             metrics.append(epoch_metrics)
             validations.append(validation)
             for each in loggers:
@@ -166,26 +332,16 @@ class Trainer:
             agent.allocation = float(share)
         best = max(range(len(validations)), key=lambda t: (validations[t].accuracy, -t))
         history = TrainHistory(
-            len(metrics),
-            converged,
-            best + 1,
-            tuple(metrics),
-            tuple(validations),
-            claim_batches=claims.batches,
-            claim_failures=len(claims.errors),
+            len(metrics), converged, best + 1, tuple(metrics), tuple(validations),
+            claim_batches=claims.batches, claim_failures=len(claims.errors),
             first_claim_error=str(claims.errors[0]) if claims.errors else None,
-        )
+        )  # fmt: skip
+        train_ids, action_names = [observations.ids[i] for i in train], observations.action_names
         result = DebateResult(
             winner=names[int(np.argmax(allocations))],
-            allocations=dict(zip(names, map(float, allocations), strict=True)),
-            allocation_changes=dict(zip(names, map(float, allocations - initial), strict=True)),
-            claims=top_claims(
-                train_claims,
-                debate.last_round,
-                names,
-                [observations.ids[i] for i in train],
-                observations.action_names,
-            ),
+            allocations=_named(names, allocations),
+            allocation_changes=_named(names, allocations - initial),
+            claims=top_claims(train_claims, debate.last_round, names, train_ids, action_names),
             claim_errors=tuple(claims.errors),
         )
         for each in loggers:
@@ -228,18 +384,12 @@ class _Claims:
         self.current = self.builtin
         self.errors: list[BatchError] = []
         self.batches = 0
-        everything = claim_model is None or claim_model.validate
-        self.asked = (
-            np.arange(len(observations))
-            if everything
-            else np.setdiff1d(np.arange(len(observations)), held_out)
-        )
+        validated = claim_model is not None and claim_model.validate
+        everything = np.arange(len(observations))
+        held_back = claim_model is not None and not validated
+        self.asked = np.setdiff1d(everything, held_out) if held_back else everything
         self.refresh = claim_model is not None and claim_model.refresh
-        self.held_out_source = (
-            "claim command"
-            if claim_model is not None and claim_model.validate
-            else "built-in relevance"
-        )
+        self.held_out_source = "claim command" if validated else "built-in relevance"
 
     def ask(self, allocations: np.ndarray, *, epoch: int) -> None:
         """Ask the claim command (if any) for claims, with the current allocations."""
@@ -253,32 +403,28 @@ class _Claims:
             allocations=allocations,
             epoch=epoch,
         )
-        probs, relevance = self.builtin.probs.copy(), self.builtin.relevance.copy()
-        probs[:, self.asked], relevance[:, self.asked] = (
-            report.claims.probs,
-            report.claims.relevance,
-        )
-        self.current = ClaimSet(probs, relevance)
+        self.current = self.builtin.replace(self.asked, report.claims)
         self.errors.extend(report.errors)
         self.batches += report.batches
+
+
+def _named(names: list[str], values: np.ndarray) -> dict[str, float]:
+    return dict(zip(names, map(float, values), strict=True))
 
 
 def _epoch_metrics(
     epoch: int, learning_rate: float, names: list[str], debate: EpochDebate
 ) -> EpochMetrics:
-    def named(values: np.ndarray) -> dict[str, float]:
-        return dict(zip(names, map(float, values), strict=True))
-
     winner = int(np.argmax(debate.scores))
     return EpochMetrics(
         epoch=epoch,
         learning_rate=float(learning_rate),
         winner=names[winner],
         winning_score=float(debate.scores[winner]),
-        scores=named(debate.scores),
-        allocations=named(debate.allocations),
-        allocation_changes=named(debate.changes),
-        total_stakes=named(debate.total_stakes),
+        scores=_named(names, debate.scores),
+        allocations=_named(names, debate.allocations),
+        allocation_changes=_named(names, debate.changes),
+        total_stakes=_named(names, debate.total_stakes),
     )
 
 

@@ -1,25 +1,15 @@
 """Validation on held-out observations: does the calibrated mixture beat chance?
 
-For each held-out observation i:
-
-* the **actual owner** is the tendency that best explains the observed outcome:
-  b_i(y_i) with b_i(a) = argmax_k p_k(a | x_i) for an observed action y_i, and argmax_k r_ik
-  (relevance) for an unlabelled observation (ties broken at random, seeded);
-* the **predicted owner** is the tendency the calibrated mixture holds responsible without
-  seeing the outcome: the one most likely to turn out the best explanation under the
-  mixture's own forecast m_i = Σ_k w_k p_k(· | x_i), i.e. argmax_k Σ_a m_i(a) · [b_i(a) = k]
-  (the Bayes-optimal guess if the mixture is right); for an unlabelled observation, whose
-  outcome is its relevance, argmax_k (log w_k + ℓ_ik) with ℓ a log-likelihood made without
-  that relevance (the trainer's: the words each tendency claimed in training,
-  :class:`~assembly_gym.agents.debate.forecast.ClaimProfiles`), or argmax_k w_k without one.
-
-The owner accuracy is tested against chance 1/K with a one-sided exact binomial test
-(:func:`scipy.stats.binomtest`, ``alternative="greater"``). Because owners are rarely
-uniform, the share of the most common actual owner (``majority_rate``) is reported beside it
-as the stronger yardstick. Labelled observations are also scored as action predictions
-(accuracy, macro-F1, log-loss of the mixture) with
-:func:`assembly_gym.core.metrics.classification_metrics`, the metrics the benchmarks score
-agents by.
+A held-out observation's **actual owner** is the tendency that best explains its outcome
+(argmax_k p_k(y_i | x_i), or argmax_k r_ik unlabelled; ties at random, seeded); its
+**predicted owner**, made without the outcome, is argmax_k Σ_a m_i(a) · [b_i(a) = k] under
+the mixture's forecast m_i = Σ_k w_k p_k(· | x_i), with b_i(a) the best explanation of action
+a, or for an unlabelled observation argmax_k (log w_k + ℓ_ik) with ℓ the trainer's
+:class:`~assembly_gym.agents.debate.forecast.ClaimProfiles` (argmax_k w_k without one).
+Owner accuracy is tested against chance 1/K by :func:`scipy.stats.binomtest`
+(``alternative="greater"``), beside the share of the most common owner; labelled
+observations are also scored as actions (:func:`~assembly_gym.core.metrics.classification_metrics`).
+See docs/debate.md, "Validation".
 """
 
 from __future__ import annotations
@@ -140,9 +130,7 @@ class Validator:
             # b_i(a): the best explanation of each possible action, shape (L, A)
             best = argmax_random_ties(probs.transpose(1, 2, 0).reshape(-1, k), self.seed + 2)
             best = best.reshape(len(rows), n_actions)
-            forecast = apply_mask(
-                claims.mixture(allocations)[rows], None if masks is None else masks[rows]
-            )
+            forecast = _masked_mixture(claims, allocations, masks, rows)
             votes = np.zeros((len(rows), k))
             np.add.at(
                 votes, (np.repeat(np.arange(len(rows)), n_actions), best.ravel()), forecast.ravel()
@@ -188,10 +176,7 @@ class Validator:
         labelled = np.flatnonzero(outcomes >= 0)
         sources = ["action"] * bool(len(labelled)) + [relevance_source] * bool(n - len(labelled))
         if len(labelled):
-            mixture = apply_mask(
-                claims.mixture(np.asarray(allocations, dtype=np.float64))[labelled],
-                None if masks is None else masks[labelled],
-            )
+            mixture = _masked_mixture(claims, allocations, masks, labelled)
             metrics = classification_metrics(outcomes[labelled], mixture)
             action = {key: metrics[key] for key in action}
         return ValidationResult(
@@ -206,3 +191,11 @@ class Validator:
             action_log_loss=action["log_loss"],
             owner_source=" + ".join(sources),
         )
+
+
+def _masked_mixture(
+    claims: ClaimSet, allocations: np.ndarray, masks: np.ndarray | None, rows: np.ndarray
+) -> np.ndarray:
+    """The mixture m_i = Σ_k w_k p_k(· | x_i) on the observations at ``rows``, masked: (L, A)."""
+    mixture = claims.mixture(np.asarray(allocations, dtype=np.float64))[rows]
+    return apply_mask(mixture, None if masks is None else masks[rows])

@@ -7,11 +7,16 @@ Modules:
     paths: where the real data lives (``$ASSEMBLY_GYM_DATA``, else ``../shared/data``).
     layout: ``ObservationLayout``, the names of an observation's dimensions.
     state: ``StateDeclaration``, how an env family declares its state (stages, categorical
-        parts, the outcome rule) for the world models and Simulator-v0 to consume.
+        parts) for the world models and Simulator-v0 to consume; the ``Vote`` codes and the
+        ``OutcomeRule`` that decides a vote (majority, quota, veto).
+    transitions: ``Transitions``, the (s, a, s', done) batches an env family builds and
+        world models learn, carrying the family's declaration.
+    rewards: ``RewardFn``, the reward-function type every env takes; ``checked_reward``
+        and ``batch_rewards``.
     metrics: accuracy, macro-F1, log-loss, Brier score and calibration error, one
         implementation for every package.
     render: the ``RenderModes`` mixin ("ansi", "human" and "rgb_array" renders) and the
-        drawing tools the envs' pictures share.
+        drawing tools the envs' pictures share; hemicycle: the picture of an assembly.
     seeding: ``isolated_seed`` for third-party code that only reads global generators.
     optional: ``require``, which imports an optional extra or names the ``pip install``.
     tensorboard: ``summary_writer``, TensorBoard logging with a clear message when absent.
@@ -25,30 +30,14 @@ from assembly_gym.core.errors import (
     MissingDependencyError,
 )
 from assembly_gym.core.layout import ObservationLayout
-from assembly_gym.core.metrics import (
-    METRICS,
-    GroupedScores,
-    argmax_random_ties,
-    chance_metrics,
-    classification_metrics,
-    expected_calibration_error,
-)
-from assembly_gym.core.paths import DATA_ENV_VAR, documents_dir, find_data_dir, unvotes_dir
-from assembly_gym.core.persist import (
-    atomic_write_bytes,
-    atomic_write_json,
-    atomic_write_text,
-    read_versioned_json,
-)
+from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
+from assembly_gym.core.transitions import Transitions
 
 __all__ = [
-    "DATA_ENV_VAR",
-    "METRICS",
     "AssemblyGymError",
     "CheckpointError",
     "DataError",
-    "GroupedScores",
     "InvalidActionError",
     "MissingDependencyError",
     "ObservationLayout",
@@ -56,16 +45,7 @@ __all__ = [
     "OutcomeRule",
     "Stages",
     "StateDeclaration",
+    "Transitions",
     "VoteGroup",
-    "argmax_random_ties",
-    "atomic_write_bytes",
-    "atomic_write_json",
-    "atomic_write_text",
-    "chance_metrics",
     "classification_metrics",
-    "documents_dir",
-    "expected_calibration_error",
-    "find_data_dir",
-    "read_versioned_json",
-    "unvotes_dir",
 ]

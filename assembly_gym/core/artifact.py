@@ -1,22 +1,24 @@
 """Artifacts: folders of files that are saved whole and read whole.
 
 A saved model or report is a folder of files plus one JSON manifest. The manifest carries the
-artifact's id (one per save) and the SHA-256 of every other file, so that a file of another save
-can never pass for a file of this one. Files that can hold it carry the id too.
+artifact's id (one per save) and the SHA-256 and size of every other file, so that a file of
+another save can never pass for a file of this one. Files that can hold it carry the id too.
 
 Saving writes the whole folder into a temporary sibling (``.NAME.XXXX.tmp``), flushes it to disk,
 and swaps it in with one rename: Linux's ``renameat2(RENAME_EXCHANGE)`` or macOS's
 ``renamex_np(RENAME_SWAP)`` exchange the two folders atomically, and the sibling, which then holds
-the old artifact, is deleted. A reader therefore sees the complete old artifact or the complete new
-one, never a mix. Where neither call exists (or the file system refuses it) the old folder is
-renamed aside first: for that instant a reader finds no artifact, still never a mix.
+the old artifact, is deleted. Where neither call exists (or the file system refuses it) the old
+folder is renamed aside first: for that instant a reader finds no artifact.
+
+A reader checks every file against the manifest: no file is read past its listed size, and a file
+whose checksum differs because a save swapped the folder mid-read (the manifest changed too) makes
+it read again. It therefore gets the complete old artifact or the complete new one, never a mix.
 
 A save killed midway leaves its temporary sibling behind; the next save beside it deletes such
 leftovers (a sibling is a leftover when no live process holds its lock).
 
 A save replaces a folder only when it holds nothing but an artifact of the same kind: files that
 its manifest does not list (a user's notes, logs) are never deleted; the save is refused instead.
-Folders saved before artifacts had ids (their manifest has no ``artifact_id``) are replaced whole.
 """
 
 from __future__ import annotations
@@ -30,18 +32,22 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.core.persist import check_versioned_document, current_umask
+from assembly_gym.core.persist import (
+    check_versioned_document,
+    checked_field,
+    mode_of,
+    write_synced,
+)
 
 if sys.platform == "win32":  # no advisory locks: leftovers are not cleaned up
     fcntl = None
@@ -70,9 +76,9 @@ class Artifact:
     files: dict[str, bytes]
 
     @property
-    def artifact_id(self) -> str | None:
-        """The id shared by the files of one save (None for folders saved before ids)."""
-        return self.manifest.get("artifact_id")
+    def artifact_id(self) -> str:
+        """The id shared by the files of one save."""
+        return self.manifest["artifact_id"]
 
 
 def new_artifact_id() -> str:
@@ -111,27 +117,20 @@ def check_destination(path: str | Path, *, manifest: str, kind: str) -> Path:
 
 def _check_replaceable(folder: Path, manifest: str, kind: str) -> None:
     """Raise unless ``folder`` is empty or holds an artifact of ``kind`` and nothing else."""
-    for _attempt in range(_READ_ATTEMPTS):
-        try:
-            with _open_folder(folder) as opened:
-                entries = opened.names()
-                document = _manifest_document(opened, manifest) if entries else {}
-            break
-        except _SwappedWhileReading:
-            continue
-    else:
-        raise CheckpointError(f"{folder}: replaced again and again while being checked")
+    entries, data = _listing(folder, manifest)
     if not entries:
         return
-    if document.get("kind") != kind:
+    try:
+        document = json.loads(data or b"")
+    except ValueError:
+        document = None
+    if not isinstance(document, dict) or document.get("kind") != kind:
         raise CheckpointError(
             f"{folder}: the folder holds other files (no {kind!r} {manifest}); "
             "name a new or empty folder"
         )
     listed = document.get("files")
-    if "artifact_id" not in document or not isinstance(listed, dict):
-        return  # saved before artifacts had ids: the folder is the artifact
-    own = {manifest} | {str(name).split("/")[0] for name in listed}
+    own = {manifest} | {name.split("/")[0] for name in (listed if isinstance(listed, dict) else {})}
     foreign = sorted(entries - own)
     if foreign:
         shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
@@ -141,14 +140,19 @@ def _check_replaceable(folder: Path, manifest: str, kind: str) -> None:
         )
 
 
-def _manifest_document(opened: _OpenFolder, manifest: str) -> dict[str, Any]:
-    """A JSON manifest's content, or an empty dict when it is missing or unreadable."""
-    try:
-        data = opened.read(manifest)
-        document = json.loads(data.decode("utf-8")) if data is not None else {}
-    except (CheckpointError, ValueError):
-        return {}
-    return document if isinstance(document, dict) else {}
+def _listing(folder: Path, manifest: str) -> tuple[set[str], bytes | None]:
+    """The names in ``folder`` and its manifest's bytes, both of the same save."""
+    for _attempt in range(_READ_ATTEMPTS):
+        before = _read_file(folder / manifest)
+        try:
+            entries = set(os.listdir(folder))
+        except FileNotFoundError:
+            continue  # moved aside by a save without exchange
+        except OSError as error:
+            raise CheckpointError(f"{folder}: cannot read ({error.strerror or error})") from error
+        if _read_file(folder / manifest) == before:
+            return entries, before
+    raise CheckpointError(f"{folder}: replaced again and again while being checked")
 
 
 def write_artifact(
@@ -166,7 +170,7 @@ def write_artifact(
     Args:
         folder: the artifact's folder (replaced whole if it holds an artifact of ``kind``).
         files: file name (relative, ``/`` between folders) → content; the manifest lists
-            their checksums.
+            their checksums and sizes.
         manifest: the manifest's file name.
         payload: JSON-serialisable content of the manifest (not its own fields ``kind``,
             ``format_version``, ``artifact_id`` and ``files``).
@@ -193,21 +197,22 @@ def write_artifact(
     _remove_leftovers(folder)
     with _staging_folder(folder) as staging:
         for name, data in files.items():
-            _write_synced(staging / name, data, _mode_of(folder / name, 0o666))
-        document = {
-            "kind": kind,
-            "format_version": version,
-            "artifact_id": artifact_id,
-            "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
-            **payload,
-        }
+            write_synced(staging / name, data, mode_of(folder / name, 0o666))
+        listed = {name: _listed(data) for name, data in files.items()}
+        document = {"kind": kind, "format_version": version, "artifact_id": artifact_id,
+                    "files": listed, **payload}  # fmt: skip
         text = json.dumps(document, indent=2) + "\n"
-        _write_synced(staging / manifest, text.encode("utf-8"), _mode_of(folder / manifest, 0o666))
-        os.chmod(staging, _mode_of(folder, 0o777))  # mkdtemp made it private while written
+        write_synced(staging / manifest, text.encode("utf-8"), mode_of(folder / manifest, 0o666))
+        os.chmod(staging, mode_of(folder, 0o777))  # mkdtemp made it private while written
         _fsync_folder(staging)
         _swap_in(staging, folder)
         _fsync_folder(folder.parent)
     return artifact_id
+
+
+def _listed(data: bytes) -> dict[str, Any]:
+    """A file's entry in the manifest: its SHA-256 and size."""
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
 
 
 def _name_problem(name: object) -> str | None:
@@ -219,33 +224,11 @@ def _name_problem(name: object) -> str | None:
     return None
 
 
-def _mode_of(path: Path, default: int) -> int:
-    """The permissions of the entry a save replaces, else ``default`` minus the umask."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        return default & ~current_umask()
+def read_artifact(folder: str | Path, *, manifest: str, kind: str, version: int) -> Artifact:
+    """Read a folder written by :func:`write_artifact`, checking every file's size and checksum.
 
-
-def read_artifact(
-    folder: str | Path,
-    *,
-    manifest: str,
-    kind: str,
-    version: int,
-    legacy_files: Collection[str] = (),
-) -> Artifact:
-    """Read a folder written by :func:`write_artifact`, checking every file's checksum.
-
-    A save that swaps the folder while it is being read is detected and the read repeated.
-
-    Args:
-        folder: the artifact's folder.
-        manifest: the manifest's file name.
-        kind: the ``kind`` it must have.
-        version: the ``format_version`` it must have.
-        legacy_files: files to read as well, when present, from a folder saved before artifacts
-            had ids (its manifest lists no checksums of them); ignored for newer folders.
+    The manifest (file name ``manifest``) must have this ``kind`` and ``format_version``. A
+    save that swaps the folder while it is being read is detected and the read repeated.
 
     Raises:
         CheckpointError: no such folder, a missing, corrupted or foreign manifest or file, a
@@ -254,7 +237,7 @@ def read_artifact(
     folder = Path(folder)
     for _attempt in range(_READ_ATTEMPTS):
         try:
-            return _read_once(folder, manifest, kind, version, legacy_files)
+            return _read_once(folder, manifest, kind, version)
         except _SwappedWhileReading:
             continue
     raise CheckpointError(f"{folder}: replaced again and again while being read; try later")
@@ -264,31 +247,28 @@ class _SwappedWhileReading(Exception):
     """The folder was replaced by another save during a read."""
 
 
-def _read_once(
-    folder: Path, manifest: str, kind: str, version: int, legacy_files: Collection[str]
-) -> Artifact:
+def _read_once(folder: Path, manifest: str, kind: str, version: int) -> Artifact:
     if not folder.is_dir():
         raise CheckpointError(f"{folder}: no saved {kind!r} here (folder not found)")
-    with _open_folder(folder) as opened:
-        data = opened.read(manifest)
-        if data is None:
-            raise CheckpointError(f"{folder / manifest}: file not found")
-        document = _decode_manifest(folder / manifest, data, kind, version)
-        contents: dict[str, bytes] = {}
-        for name, digest in document.get("files", {}).items():
-            content = opened.read(name)
+    data = _read_file(folder / manifest)
+    if data is None:
+        if not folder.is_dir():  # moved aside by a save without exchange
+            raise _SwappedWhileReading
+        raise CheckpointError(f"{folder / manifest}: file not found")
+    document = _decode_manifest(folder / manifest, data, kind, version)
+    contents: dict[str, bytes] = {}
+    for name, entry in document["files"].items():
+        content = _read_file(folder / name, entry["size"])
+        if content is None or _listed(content) != entry:
+            if _read_file(folder / manifest) != data:
+                raise _SwappedWhileReading
             if content is None:
                 raise CheckpointError(f"{folder / name}: file not found (the save is incomplete)")
-            if hashlib.sha256(content).hexdigest() != digest:
-                raise CheckpointError(
-                    f"{folder / name}: corrupted or truncated, or from another save (its checksum "
-                    f"differs from the one in {manifest}); restore the folder or save it again"
-                )
-            contents[name] = content
-        if "artifact_id" not in document:
-            for name in legacy_files:
-                if name not in contents and (content := opened.read(name)) is not None:
-                    contents[name] = content
+            raise CheckpointError(
+                f"{folder / name}: corrupted or truncated, or from another save (its size or "
+                f"checksum differs from the one in {manifest}); restore the folder or save it again"
+            )
+        contents[name] = content
     return Artifact(folder, document, contents)
 
 
@@ -296,95 +276,30 @@ def _decode_manifest(path: Path, data: bytes, kind: str, version: int) -> dict[s
     """The manifest's JSON, with the types of its artifact fields checked."""
     try:
         document = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as error:
+    except ValueError as error:  # UnicodeDecodeError too
         raise CheckpointError(f"{path}: corrupted ({error})") from error
     check_versioned_document(document, path, kind=kind, version=version)
-    files = document.get("files", {})
-    if not isinstance(files, dict) or not all(isinstance(digest, str) for digest in files.values()):
-        raise CheckpointError(f"{path}: corrupted ('files' must map file names to checksums)")
-    for name in files:
+    checked_field(document, "artifact_id", str, path)
+    for name, entry in checked_field(document, "files", dict, path, items=dict).items():
         problem = _name_problem(name)
+        size = entry.get("size")
+        if not problem and (not isinstance(entry.get("sha256"), str) or type(size) is not int
+                            or size < 0):  # fmt: skip
+            problem = "listed without a 'sha256' checksum and a 'size' ≥ 0"
         if problem:
-            raise CheckpointError(f"{path}: corrupted (file name {name!r} is {problem})")
-    if not isinstance(document.get("artifact_id", ""), str):
-        raise CheckpointError(f"{path}: corrupted ('artifact_id' must be a string)")
+            raise CheckpointError(f"{path}: corrupted (file {name!r}: {problem})")
     return document
 
 
-class _OpenFolder:
-    """The entries of one folder, all read from the same folder (see :func:`_open_folder`)."""
-
-    def __init__(self, folder: Path, descriptor: int | None) -> None:
-        self.folder = folder
-        self._descriptor = descriptor  # None: no dir_fd here (Windows), read by path
-        self._identity = os.fstat(descriptor) if descriptor is not None else None
-
-    def names(self) -> set[str]:
-        """The names of the folder's entries."""
-        where = self._descriptor if self._descriptor is not None else self.folder
-        try:
-            return set(os.listdir(where))
-        except OSError as error:
-            raise _unreadable(self.folder, error) from error
-
-    def read(self, name: str) -> bytes | None:
-        """The bytes of a file, None when it is missing.
-
-        Raises:
-            _SwappedWhileReading: the folder was replaced since it was opened.
-            CheckpointError: the entry cannot be read (no permission, a folder).
-        """
-        try:
-            if self._descriptor is None:
-                return (self.folder / name).read_bytes() if (self.folder / name).exists() else None
-            handle = os.open(name, os.O_RDONLY, dir_fd=self._descriptor)
-        except (FileNotFoundError, NotADirectoryError):
-            if self._identity is not None and _replaced(self.folder, self._identity):
-                raise _SwappedWhileReading from None
-            return None
-        except OSError as error:
-            raise _unreadable(self.folder / name, error) from error
-        try:
-            with os.fdopen(handle, "rb") as file:
-                return file.read()
-        except OSError as error:  # a folder where a file belongs: EISDIR on read
-            raise _unreadable(self.folder / name, error) from error
-
-
-def _unreadable(path: Path, error: OSError) -> CheckpointError:
-    return CheckpointError(f"{path}: cannot read ({error.strerror or error})")
-
-
-@contextlib.contextmanager
-def _open_folder(folder: Path) -> Iterator[_OpenFolder]:
-    """The folder, opened once: its files are read relative to it.
-
-    A rename that swaps in another save cannot then mix files of two saves; such a swap
-    raises ``_SwappedWhileReading`` (where folders cannot be opened, on Windows, files are
-    read by path, and checksums catch a mix).
-    """
-    if os.open not in os.supports_dir_fd:
-        yield _OpenFolder(folder, None)
-        return
+def _read_file(path: Path, size: int | None = None) -> bytes | None:
+    """A file's bytes (at most ``size`` + 1 of them, when given), None when it is missing."""
     try:
-        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except FileNotFoundError:
-        raise _SwappedWhileReading from None  # moved aside by a save without exchange
-    except OSError as error:
-        raise _unreadable(folder, error) from error
-    try:
-        yield _OpenFolder(folder, descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _replaced(folder: Path, identity: os.stat_result) -> bool:
-    """Whether ``folder`` now names another directory than the one opened."""
-    try:
-        now = os.stat(folder)
-    except FileNotFoundError:
-        return True
-    return (now.st_dev, now.st_ino) != (identity.st_dev, identity.st_ino)
+        with open(path, "rb") as file:
+            return file.read(-1 if size is None else size + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:  # no permission, a folder where a file belongs
+        raise CheckpointError(f"{path}: cannot read ({error.strerror or error})") from error
 
 
 @contextlib.contextmanager
@@ -430,16 +345,6 @@ def _remove_leftovers(folder: Path) -> None:
         finally:
             os.close(descriptor)
         shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _write_synced(path: Path, data: bytes, mode: int) -> None:
-    """Write a new file with permissions ``mode`` and flush it to disk."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as file:
-        os.chmod(path, mode)
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
 
 
 def _fsync_folder(folder: Path) -> None:

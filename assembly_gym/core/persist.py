@@ -12,7 +12,7 @@ import io
 import json
 import os
 import stat
-import tempfile
+import uuid
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -40,7 +40,9 @@ __all__ = [
     "checked_field",
     "current_umask",
     "dataclass_from_dict",
+    "mode_of",
     "read_versioned_json",
+    "write_synced",
 ]
 
 _REQUIRED: Any = object()
@@ -52,20 +54,35 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # mkstemp creates the file private (0o600); give it the permissions a plain open() would:
-    # those of the file it replaces, else 0o666 minus the umask.
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~current_umask()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        with os.fdopen(handle, "wb") as file:
-            os.chmod(temporary, mode)
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
+        write_synced(temporary, data, mode_of(path, 0o666))
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
+
+
+def write_synced(path: Path, data: bytes, mode: int) -> None:
+    """Write a new file (never one that exists) with permissions ``mode``, flushed to disk."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "xb") as file:
+        os.chmod(path, mode)
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+def mode_of(path: Path, default: int) -> int:
+    """The permissions of the entry a write replaces, else ``default`` minus the umask.
+
+    A plain ``open()`` gives a new file 0o666 minus the umask; a write that replaces a file
+    keeps that file's permissions.
+    """
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return default & ~current_umask()
 
 
 def current_umask() -> int:

@@ -10,8 +10,8 @@ that name a command and its flags (``assembly-gym sweep`` writes them as ``best.
 checked values, which the parser applies as defaults (so flags typed on the command line win).
 
 Example:
-    >>> POSITIVE_INT("3"), UNIT_INTERVAL("0.5")
-    (3, 0.5)
+    >>> POSITIVE_INT("3"), UNIT_INTERVAL("0.5"), session_range("1-60")
+    (3, 0.5, (1, 60))
     >>> NON_NEGATIVE("nan")
     Traceback (most recent call last):
     ...
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,6 @@ __all__ = [
     "FLAGS_VERSION",
     "JOBS",
     "NON_NEGATIVE",
-    "NON_NEGATIVE_INT",
     "POSITIVE",
     "POSITIVE_INT",
     "SEED",
@@ -53,6 +53,7 @@ __all__ = [
     "flags_document",
     "output_file",
     "output_folder",
+    "session_range",
 ]
 
 
@@ -113,8 +114,6 @@ def _show(bound: float) -> str:
 
 POSITIVE_INT = Number(int, low=1)
 """A count that must be at least 1 (epochs, members, sizes, steps)."""
-NON_NEGATIVE_INT = Number(int, low=0)
-"""A count that may be 0."""
 SEED = Number(int, low=0, high=2**32 - 1)
 """A seed: what NumPy's and torch's generators all take."""
 SESSION = Number(int, low=1)
@@ -129,6 +128,17 @@ POSITIVE = Number(float, low=0, low_open=True)
 """A finite number > 0 (a learning rate, a time limit)."""
 UNIT_INTERVAL = Number(float, low=0, high=1)
 """A share or probability in [0, 1]."""
+
+
+def session_range(text: str) -> tuple[int, int]:
+    """Sessions ``A-B`` (A to B inclusive) as ``(A, B)``; ``A`` alone is ``(A, A)``."""
+    match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected A-B (e.g. 1-60), got {text!r}")
+    first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+    if first > last:
+        raise argparse.ArgumentTypeError(f"first session {first} is after last session {last}")
+    return first, last
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
-from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
+from assembly_gym.benchmarks.commands import flags
 from assembly_gym.benchmarks.commands.arguments import JOBS, ArtifactFolder
 from assembly_gym.benchmarks.options import RESULTS, SUITE_NAMES, SYNTHETIC_AGENTS, Options
 from assembly_gym.core.errors import AssemblyGymError
@@ -29,95 +31,70 @@ FOLD_SUITES = ("deliberation",)
 """Suites that ``--folds K`` cross-validates by resolution."""
 
 
+@dataclass(frozen=True)
+class Bench:
+    """Every agent of each suite, fitted on the same data, scored on the same held-out decisions.
+
+    Accuracy, macro-F1, log-loss, Brier, calibration, 95% bootstrap intervals over roll calls,
+    a paired test against the best baseline, timings.
+    """
+
+    suite: tuple[str, ...] | None = flags.option(
+        f"suites to run: {', '.join(SUITE_NAMES)} (default: synthetic, or unvotes when --data "
+        "is given)", choices=SUITE_NAMES, metavar="NAME",
+    )  # fmt: skip
+    agents: tuple[str, ...] | None = flags.option(
+        "run only these agents (names as in the table, quoted where they hold spaces); the "
+        f"synthetic suite's: {', '.join(SYNTHETIC_AGENTS)}; another suite refuses a name it "
+        "lacks and lists its own", metavar="AGENT",
+    )  # fmt: skip
+    out: Path | None = flags.out(
+        ArtifactFolder(RESULTS, RESULTS_KIND), "folder for results.json, results.md, "
+        "report.html and PNG plots (a new or empty folder, or an earlier report's)",
+        required=False,
+    )  # fmt: skip
+    jobs: int | None = flags.option(
+        "parallel worker processes (-1: all cores; default 1); with --executor ray, the CPUs of "
+        "the local Ray it starts (default: all cores; a cluster's CPUs are its own)", type=JOBS,
+    )  # fmt: skip
+    executor: Literal["local", "ray"] | None = flags.option(
+        "where the work units run: local (this process, or --jobs processes) or ray (Ray tasks; "
+        "a failing unit is run again once, then shown as a failed row) (default: local, or ray "
+        "with --address)"
+    )
+    address: str | None = flags.option(
+        "join this running Ray cluster (auto: the one this machine is part of; HOST:6379) "
+        "instead of starting a local Ray; implies --executor ray", metavar="ADDR",
+    )  # fmt: skip
+    quiet: bool = flags.quiet()
+
+
 def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``bench`` subcommand."""
-    parser = subparsers.add_parser(
-        "bench",
-        help=help_text,
-        description=(
-            "Fit every agent of each suite on the same training data and score it on the same "
-            "held-out decisions: accuracy, macro-F1, log-loss, Brier, calibration, 95% bootstrap "
-            "intervals over roll calls, a paired test against the best baseline, timings."
-        ),
-    )
-    parser.add_argument(
-        "--suite",
-        nargs="+",
-        default=None,
-        choices=SUITE_NAMES,
-        metavar="NAME",
-        help=f"suites to run: {', '.join(SUITE_NAMES)} (default: synthetic, "
-        "or unvotes when --data is given)",
-    )
-    add_dataclass_flags(parser, Options)
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=None,
-        metavar="AGENT",
-        help="run only these agents (names as in the table, quoted where they hold spaces); "
-        f"the synthetic suite's: {', '.join(SYNTHETIC_AGENTS)}; another suite refuses a name it "
-        "lacks and lists its own",
-    )
-    parser.add_argument(
-        "--out",
-        type=ArtifactFolder(RESULTS, RESULTS_KIND),
-        default=None,
-        help="folder for results.json, results.md, report.html and PNG plots (a new or empty "
-        "folder, or an earlier report's)",
-    )
-    parser.add_argument(
-        "--jobs",
-        type=JOBS,
-        default=None,
-        help="parallel worker processes (-1: all cores; default 1); with --executor ray, the "
-        "CPUs of the local Ray it starts (default: all cores; a cluster's CPUs are its own)",
-    )
-    parser.add_argument(
-        "--executor",
-        choices=("local", "ray"),
-        default=None,
-        help="where the work units run: local (this process, or --jobs processes) or ray (Ray "
-        "tasks; a failing unit is run again once, then shown as a failed row) (default: local, "
-        "or ray with --address)",
-    )
-    parser.add_argument(
-        "--address",
-        default=None,
-        metavar="ADDR",
-        help="join this running Ray cluster (auto: the one this machine is part of; "
-        "HOST:6379) instead of starting a local Ray; implies --executor ray",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.set_defaults(run=run)
+    flags.add_command(subparsers, "bench", run, help_text, Bench, Options)
 
 
-class _Only:
-    """A suite's agents restricted to some names (a picklable callable, for worker processes)."""
-
-    def __init__(
-        self, agents: Callable[[Any, Options], Sequence[AgentSpec | EpisodicAgent]],
-        names: tuple[str, ...],
-    ) -> None:  # fmt: skip
-        self.agents, self.names = agents, names
-
-    def __call__(self, task: Any, options: Options) -> list[AgentSpec | EpisodicAgent]:
-        return [spec for spec in self.agents(task, options) if spec.name in self.names]
+def _only(
+    agents: Callable[[Any, Options], Sequence[AgentSpec | EpisodicAgent]], names: tuple[str, ...],
+    task: Any, options: Options,
+) -> list[AgentSpec | EpisodicAgent]:  # fmt: skip
+    """The suite's agents of these names (a module function: picklable for worker processes)."""
+    return [spec for spec in agents(task, options) if spec.name in names]
 
 
 def _restricted(suite: Suite, names: tuple[str, ...] | None) -> Suite:
-    return suite if names is None else replace(suite, agents=_Only(suite.agents, names))
+    return suite if names is None else replace(suite, agents=partial(_only, suite.agents, names))
 
 
 def _executor(args: argparse.Namespace) -> Executor:
     """The executor the flags ask for (Ray: connected now, before any work)."""
-    from assembly_gym.benchmarks.executor import make_executor
+    from assembly_gym.benchmarks.executor import LocalExecutor
 
     kind = args.executor or ("ray" if args.address else "local")
     if kind == "local":
         if args.address:
             raise AssemblyGymError("--address names a Ray cluster: use it with --executor ray")
-        return make_executor(1 if args.jobs is None else args.jobs)
+        return LocalExecutor(1 if args.jobs is None else args.jobs)
     from assembly_gym.benchmarks.ray_executor import RayExecutor
 
     cpus = None if args.jobs in (None, -1) else args.jobs
@@ -136,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     from assembly_gym.benchmarks.suites.base import build_task
 
     names = args.suite or (["unvotes"] if args.data else ["synthetic"])
-    options = dataclass_from_flags(Options, args)
+    options = flags.dataclass_from_flags(Options, args)
     wanted = tuple(args.agents) if args.agents else None
     if options.folds is None and options.fold is not None:
         raise AssemblyGymError("--fold picks one fold of --folds K: give --folds too")
@@ -156,24 +133,26 @@ def run(args: argparse.Namespace) -> int:
                     f"unknown agents {unknown} in suite {name}; choose from {available}"
                 )
     results = []
+    runs: Sequence[int | None] = [options.fold]  # one run, or each fold of --folds K
+    if options.folds is not None and options.fold is None:
+        runs = range(options.folds)
+    every_fold = len(runs) > 1
     for name in names:
         suite = _restricted(SUITES[name], wanted)
-        if options.folds is None or options.fold is not None:
-            result = run_suite(suite, options, executor=executor, progress=not args.quiet)
-            print(f"## {name}\n\n{result.to_markdown()}\n")
-            results.append(result)
-            continue
         folds = []
-        for fold in range(options.folds):
+        for k, fold in enumerate(runs, 1):
             result = run_suite(suite, replace(options, fold=fold), executor=executor,
                                progress=not args.quiet)  # fmt: skip
-            result = replace(result, suite=f"{name}-fold{fold + 1}")
-            print(f"## {name}, fold {fold + 1} of {options.folds}\n\n{result.to_markdown()}\n")
+            title = name
+            if every_fold:
+                result = replace(result, suite=f"{name}-fold{k}")
+                title = f"{name}, fold {k} of {options.folds}"
+            print(f"## {title}\n\n{result.to_markdown()}\n")
             folds.append(result)
-        summary = fold_summary(folds, suite.metrics)
-        table = summary.to_markdown(index=False, floatfmt=".4f")
-        print(f"## {name}: mean and sd across {options.folds} folds by resolution "
-              f"(seed {options.seed})\n\n{table}\n")  # fmt: skip
+        if every_fold:
+            table = fold_summary(folds, suite.metrics).to_markdown(index=False, floatfmt=".4f")
+            print(f"## {name}: mean and sd across {options.folds} folds by resolution "
+                  f"(seed {options.seed})\n\n{table}\n")  # fmt: skip
         results.extend(folds)
     if args.out is not None:
         written = write_report(

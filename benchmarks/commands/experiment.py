@@ -9,26 +9,31 @@ Example:
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from assembly_gym.benchmarks import experiments
+from assembly_gym.benchmarks.commands import flags
 from assembly_gym.core.errors import AssemblyGymError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Experiment:
+    """Run a one-off benchmark program: assembly-gym experiment NAME [flags].
+
+    Every experiment takes --seed, --threads, --out FILE and --quiet; NAME --help shows its own
+    flags.
+    """
+
+    list: bool = flags.switch("list the experiments and exit")
+    name: str | None = flags.positional("the experiment", nargs="?", default=None, metavar="NAME")
+    rest: tuple[str, ...] = flags.positional(
+        "the experiment's flags", nargs=argparse.REMAINDER, default=(), metavar="..."
+    )
 
 
 def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``experiment`` subcommand."""
-    parser = subparsers.add_parser(
-        "experiment",
-        help=help_text,
-        description="Run a one-off benchmark program: assembly-gym experiment NAME [flags]. "
-        "Every experiment takes --seed, --threads, --out FILE and --quiet; "
-        "NAME --help shows its own flags.",
-    )
-    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
-    parser.add_argument("name", nargs="?", metavar="NAME", help="the experiment")
-    parser.add_argument(
-        "flags", nargs=argparse.REMAINDER, metavar="...", help="the experiment's flags"
-    )
-    parser.set_defaults(run=run)
+    flags.add_command(subparsers, "experiment", run, help_text, Experiment)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,4 +47,4 @@ def run(args: argparse.Namespace) -> int:
         raise AssemblyGymError("name an experiment (--list shows them)")
     experiments.load(args.name)  # an unknown name: an error of `assembly-gym experiment`
     args.prog = f"{args.prog} {args.name}"  # later errors are the experiment's (cli's one line)
-    return experiments.main(args.name, args.flags)
+    return experiments.main(args.name, args.rest)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,181 +20,125 @@ from typing import Any
 
 import torch
 
-from assembly_gym.benchmarks.commands.arguments import (
-    POSITIVE_INT,
-    SEED,
-    THREADS,
-    ArtifactFolder,
-    check_logs_outside,
-    device,
-    output_folder,
-)
-from assembly_gym.core.errors import CheckpointError
-from assembly_gym.envs.memory import DIFFICULTIES, POPULATIONS, MemoryWorld, MemoryWorldConfig
-from assembly_gym.envs.memory.population import roll_call_experience
-from assembly_gym.envs.memory.world import Episodes
+from assembly_gym.benchmarks.commands import arguments, flags
+from assembly_gym.core.errors import AssemblyGymError, CheckpointError
+from assembly_gym.envs.memory.config import DIFFICULTIES, MemoryWorldConfig
+from assembly_gym.envs.memory.population import POPULATIONS, roll_call_experience
+from assembly_gym.envs.memory.world import Episodes, MemoryWorld
 from assembly_gym.world_models.checkpoint import (
     CHECKPOINT_KIND,
     MANIFEST,
     checkpoint_file,
     read_checkpoint,
 )
-from assembly_gym.world_models.leworld import (
-    DEFAULT_PHASES,
-    LeWorldConfig,
-    LeWorldMetrics,
-    LeWorldModel,
-    LeWorldSystem,
-    Progress,
-    TrainingReport,
-    ablation_table,
-    count_params,
-    evaluate_system,
-    held_out_episodes,
-    metrics_table,
-    paired_difference,
-    parse_phases,
-    phase_ablation,
-    sequence_mse,
-    train_leworld,
-)
+from assembly_gym.world_models.leworld import evaluation, training
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.datasets import held_out_episodes
+from assembly_gym.world_models.leworld.model import LeWorldModel
+from assembly_gym.world_models.leworld.system import LeWorldSystem, count_params
 
 RESULTS = "results.md"
 PROGRESS = "progress.pt"
-"""The counters of an unfinished training (:class:`Progress`), beside its checkpoint."""
+"""The counters of an unfinished training (``training.Progress``), beside its checkpoint."""
 QUICK_POINTER_WORDS = 16_384
 """Memory of ``--quick --pointer-chasing``: the request learns the pointer in half the epochs
 it needs on 65,536 words."""
 
 
-def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
-    """Add the ``leworld`` subcommand with ``train`` and ``eval``."""
-    parser = subparsers.add_parser(
-        "leworld",
-        help=help_text,
-        description="The LeWorld system on the MemoryDynamics world: three training phases, "
-        "then held-out MSE, per-horizon MSE, routing and address metrics.",
-    )
-    actions = parser.add_subparsers(dest="leworld_command", required=True, metavar="ACTION")
-    train = actions.add_parser(
-        "train",
-        help="train phase by phase and print the evaluation table",
-        description="Train the LeWorld system on a MemoryDynamics world, phase by phase, "
-        "saving a checkpoint into --out after every phase; then print the held-out "
-        "evaluation table and write it as results.md.",
-    )
-    train.add_argument(
-        "--phases",
-        type=_phases,
-        default=DEFAULT_PHASES,
-        help="phases to run: 1,2 (default), 1,2,3 (with the info request, which the "
-        "ablation of `leworld eval` shows does not help) or e.g. 2",
-    )
-    train.add_argument(
-        "--difficulty",
-        choices=list(DIFFICULTIES),
-        default="medium",
-        help="1, 2 or 3 relevant regions (default medium)",
-    )
-    train.add_argument(
-        "--out",
-        type=ArtifactFolder(MANIFEST, CHECKPOINT_KIND),
-        required=True,
-        help="folder for the checkpoint and results.md (a new or empty folder, or an earlier "
-        "checkpoint's)",
-    )
-    train.add_argument(
-        "--quick",
-        action="store_true",
-        help="a tenth of the epochs of phases 2 and 3 (phase 1 whole): phases 1 and 2 take "
-        "about 2.5 min on 2 cores; with --pointer-chasing also half of phase 1 and a "
-        "16,384-word memory (unless --num-words): about 6 min",
-    )
-    train.add_argument(
-        "--seed", type=SEED, default=0, help="seeds weights, data and shuffling (default 0)"
-    )
-    train.add_argument(
-        "--population",
-        choices=POPULATIONS,
-        default="random",
-        help="how the memory is filled (default random)",
-    )
-    train.add_argument(
-        "--data",
-        default=None,
-        help="roll calls for --population experience: 'unvotes', a path (default: synthetic)",
-    )
-    train.add_argument(
-        "--num-words", type=POSITIVE_INT, default=None, help="memory size (default 65,536)"
-    )
-    train.add_argument(
-        "--pointer-chasing",
-        action="store_true",
-        help="regions chase pointers: a region's next page comes from what another region's "
-        "window holds (MemoryWorldConfig.pointer_chasing; default: pages hop with t); trains "
-        "with LeWorldConfig.for_pointer_chasing(): phase 1 with the info request "
-        "(--set phase1_request=false: without)",
-    )
-    train.add_argument(
-        "--train-sequences",
-        type=POSITIVE_INT,
-        default=None,
-        help="training sequences per epoch (default 1,000)",
-    )
-    train.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="override a LeWorldConfig field, e.g. --set phase2_epochs=20 (repeatable)",
-    )
-    train.add_argument(
-        "--tensorboard", type=output_folder, default=None, help="TensorBoard log folder"
-    )
-    train.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on with the training saved in --out after its last finished phase (a "
-        "checkpoint is saved after every phase); the world, config and seed are the "
-        "checkpoint's, the other options are ignored",
-    )
-    _common(train)
-    train.set_defaults(run=run_train)
-    evaluate = actions.add_parser(
-        "eval",
-        help="evaluate a saved system on its held-out sequences",
-        description="Score a system saved by `leworld train` on its world's held-out "
-        "sequences: MSE, per-horizon MSE, routing and address metrics.",
-    )
-    evaluate.add_argument(
-        "folder", type=Path, metavar="MODEL_DIR", help="a folder written by `leworld train`"
-    )
-    _common(evaluate)
-    evaluate.set_defaults(run=run_eval)
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--threads",
-        type=THREADS,
-        default=1,
-        help="torch threads (default 1: the small matrices run fastest on one)",
-    )
-    parser.add_argument(
-        "--device",
-        type=device,
-        default="auto",
-        help="where torch runs: auto (the GPU when there is one, else the CPU; default), "
-        "cpu, cuda or cuda:N",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-
-
 def _phases(text: str) -> tuple[int, ...]:
     try:
-        return parse_phases(text)
+        return training.parse_phases(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from error
+
+
+@dataclass(frozen=True, kw_only=True)
+class Train:
+    """Train the LeWorld system on a MemoryDynamics world, phase by phase.
+
+    A checkpoint is saved into --out after every phase; then the held-out evaluation table is
+    printed and written as results.md.
+    """
+
+    phases: tuple[int, ...] = flags.option(
+        "phases to run: 1,2 (default), 1,2,3 (with the info request, which the ablation of "
+        "`leworld eval` shows does not help) or e.g. 2", training.DEFAULT_PHASES, type=_phases,
+        nargs=None,
+    )  # fmt: skip
+    difficulty: str = flags.option("1, 2 or 3 relevant regions (default medium)", "medium",
+                                   choices=list(DIFFICULTIES))  # fmt: skip
+    out: Path = flags.out(
+        arguments.ArtifactFolder(MANIFEST, CHECKPOINT_KIND),
+        "folder for the checkpoint and results.md (a new or empty folder, or an earlier "
+        "checkpoint's)",
+    )  # fmt: skip
+    quick: bool = flags.switch(
+        "a tenth of the epochs of phases 2 and 3 (phase 1 whole): phases 1 and 2 take about 2.5 "
+        "min on 2 cores; with --pointer-chasing also half of phase 1 and a 16,384-word memory "
+        "(unless --num-words): about 6 min"
+    )
+    seed: int = flags.seed("the weights, data and shuffling")
+    population: str = flags.option("how the memory is filled (default random)", "random",
+                                   choices=POPULATIONS)  # fmt: skip
+    data: str | None = flags.data(
+        "roll calls for --population experience: 'unvotes', a path (default: synthetic)",
+        group=None,
+    )  # fmt: skip
+    num_words: int | None = flags.option("memory size (default 65,536)", minimum=1)
+    pointer_chasing: bool = flags.switch(
+        "regions chase pointers: a region's next page comes from what another region's window "
+        "holds (MemoryWorldConfig.pointer_chasing; default: pages hop with t); trains with "
+        "LeWorldConfig.for_pointer_chasing(): phase 1 with the info request (--set "
+        "phase1_request=false: without)"
+    )
+    train_sequences: int | None = flags.option(
+        "training sequences per epoch (default 1,000)", minimum=1
+    )
+    set: tuple[str, ...] = flags.option(
+        "override a LeWorldConfig field, e.g. --set phase2_epochs=20 (repeatable)", (),
+        action="append", metavar="NAME=VALUE",
+    )  # fmt: skip
+    tensorboard: Path | None = flags.option("TensorBoard log folder", type=arguments.output_folder)
+    resume: bool = flags.switch(
+        "go on with the training saved in --out after its last finished phase (a checkpoint is "
+        "saved after every phase); the world, config and seed are the checkpoint's, the other "
+        "options are ignored"
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Eval:
+    """Score a system saved by `leworld train` on its world's held-out sequences.
+
+    MSE, per-horizon MSE, routing and address metrics.
+    """
+
+    folder: Path = flags.positional("a folder written by `leworld train`", metavar="MODEL_DIR")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runtime:
+    """Where and how torch runs (both actions)."""
+
+    threads: int = flags.option(
+        "torch threads (default 1: the small matrices run fastest on one)", 1, minimum=1
+    )
+    device: str = flags.device()
+    quiet: bool = flags.quiet()
+
+
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
+    """Add the ``leworld`` subcommand with ``train`` and ``eval``."""
+    actions = flags.add_actions(
+        subparsers, "leworld", help_text, "The LeWorld system on the MemoryDynamics world: three "
+        "training phases, then held-out MSE, per-horizon MSE, routing and address metrics.",
+    )  # fmt: skip
+    flags.add_command(actions, "train", run_train, "train phase by phase and print the evaluation "
+                      "table", Train, Runtime)  # fmt: skip
+    flags.add_command(
+        actions, "eval", run_eval, "evaluate a saved system on its held-out sequences",
+        Eval, Runtime,
+    )  # fmt: skip
 
 
 def _override(config: LeWorldConfig, settings: list[str]) -> LeWorldConfig:
@@ -208,18 +151,18 @@ def _override(config: LeWorldConfig, settings: list[str]) -> LeWorldConfig:
                 f"--set {setting!r}: expected NAME=VALUE with NAME one of {sorted(values)}"
             )
         kind = type(values[name])
-        if kind is bool:
-            if text.lower() not in ("true", "false", "1", "0"):
-                raise ValueError(f"--set {setting!r}: {name} is true or false")
-            values[name] = text.lower() in ("true", "1")
-        else:
-            try:
-                values[name] = kind(text)
-            except ValueError:
-                raise ValueError(f"--set {setting!r}: {name} must be a {kind.__name__}") from None
-            if kind is not str and not math.isfinite(values[name]):
-                raise ValueError(f"--set {setting!r}: {name} must be a finite number")
+        try:
+            values[name] = _TRUTH[text.lower()] if kind is bool else kind(text)
+        except (KeyError, ValueError):
+            what = "true or false" if kind is bool else f"a {kind.__name__}"
+            raise ValueError(f"--set {setting!r}: {name} must be {what}") from None
+        if kind in (int, float) and not math.isfinite(values[name]):
+            raise ValueError(f"--set {setting!r}: {name} must be a finite number")
     return LeWorldConfig.from_dict(values)
+
+
+_TRUTH = {"true": True, "1": True, "false": False, "0": False}
+"""The words ``--set NAME=VALUE`` takes for a bool field."""
 
 
 @dataclass
@@ -232,7 +175,7 @@ class _Run:
     phases: tuple[int, ...]
     quick: bool
     experience_data: str | None
-    progress: Progress | None = None
+    progress: training.Progress | None = None
 
 
 def _fresh_run(args: argparse.Namespace) -> _Run:
@@ -268,18 +211,12 @@ def _resumed_run(folder: Path) -> _Run:
     extra = model.extra
     if extra.get("complete", True):
         raise CheckpointError(f"{folder}: its training finished, there is nothing to resume")
-    report = TrainingReport.from_dict(extra["report"], model.phase_states)
-    progress = Progress.from_counters(report, checkpoint_file(checkpoint, PROGRESS))
+    report = training.TrainingReport.from_dict(extra["report"], model.phase_states)
+    progress = training.Progress.from_counters(report, checkpoint_file(checkpoint, PROGRESS))
     world = MemoryWorld(model.world_config, memory=model.memory)
-    return _Run(
-        world,
-        model.system.config,
-        int(extra["data_seed"]),
-        tuple(extra["requested_phases"]),
-        bool(extra["quick"]),
-        extra.get("experience_data"),
-        progress,
-    )
+    return _Run(world, model.system.config, int(extra["data_seed"]),
+                tuple(extra["requested_phases"]), bool(extra["quick"]),
+                extra.get("experience_data"), progress)  # fmt: skip
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -288,12 +225,11 @@ def run_train(args: argparse.Namespace) -> int:
     The folder ``--out`` holds a checkpoint after every phase; the last one adds
     ``results.md``.
     """
-    check_logs_outside(args.tensorboard, args.out)
+    arguments.check_logs_outside(args.tensorboard, args.out)
     try:  # the sizes and overrides together, before any work: one line, exit code 2
         run = _resumed_run(args.out) if args.resume else _fresh_run(args)
-    except (ValueError, CheckpointError) as error:
-        print(f"{args.prog}: error: {error}", file=sys.stderr)
-        return 2
+    except ValueError as error:
+        raise AssemblyGymError(str(error)) from None
     if run.progress is not None:
         done = [p.phase for p in run.progress.report.phases]
         print(
@@ -302,54 +238,36 @@ def run_train(args: argparse.Namespace) -> int:
         )
     torch.set_num_threads(args.threads)
     world_config, config = run.world.config, run.config
-    extra: dict[str, Any] = {
-        "data_seed": run.seed,
-        "quick": run.quick,
-        "experience_data": run.experience_data,
-        "requested_phases": list(run.phases),
-    }
+    extra: dict[str, Any] = {"data_seed": run.seed, "quick": run.quick,
+                             "experience_data": run.experience_data,
+                             "requested_phases": list(run.phases)}  # fmt: skip
 
-    def checkpoint(system: LeWorldSystem, progress: Progress) -> None:
+    def checkpoint(system: LeWorldSystem, progress: training.Progress) -> None:
         state = {**extra, "report": progress.report.to_dict(), "complete": False}
         LeWorldModel(system, phase_states=progress.report.states).save(
             args.out, extra=state, files={PROGRESS: progress.counters()}
         )
 
     started = time.perf_counter()
-    system, report = train_leworld(
-        run.world,
-        config,
-        phases=run.phases,
-        seed=run.seed,
-        progress=not args.quiet,
-        log_dir=args.tensorboard,
-        device=args.device,
-        resume=run.progress,
-        after_phase=checkpoint,
-    )
+    system, report = training.train_leworld(
+        run.world, config, phases=run.phases, seed=run.seed, progress=not args.quiet,
+        log_dir=args.tensorboard, device=args.device, resume=run.progress, after_phase=checkpoint,
+    )  # fmt: skip
     wall = time.perf_counter() - started
     ran_on = str(system.device)
     timings = ", ".join(
-        f"phase {p.phase} {p.seconds / 60:.1f} min ({p.epochs} epochs, "
-        f"{p.steps} steps, "
+        f"phase {p.phase} {p.seconds / 60:.1f} min ({p.epochs} epochs, {p.steps} steps, "
         + (f"best epoch {p.best_epoch})" if p.best_epoch else "kept its starting parameters)")
         for p in report.phases
     )
-    lines = [
-        f"LeWorld on MemoryDynamics ({world_config.difficulty}"
-        + (", pointer chasing" if world_config.pointer_chasing else "")
-        + f", {world_config.population} memory "
-        f"of "
-        f"{world_config.num_words} × {world_config.word_size} bits), seed {run.seed}, "
-        f"{config.num_train_sequences} training sequences per epoch"
-        + (" (fresh each epoch)" if config.resample_train else "")
-        + f", {config.num_test_sequences} held-out sequences"
-        + (" [--quick]" if run.quick else ""),
-        f"wall time {wall / 60:.1f} min on {ran_on} ({args.threads} CPU thread(s)): {timings}",
-        "",
-        metrics_table(report.metrics),
-    ]
-    text = "\n".join(lines)
+    text = (
+        f"LeWorld on MemoryDynamics ({_world(world_config)} memory of {world_config.num_words} × "
+        f"{world_config.word_size} bits), seed {run.seed}, {config.num_train_sequences} training "
+        "sequences per epoch" + (" (fresh each epoch)" if config.resample_train else "")
+        + f", {config.num_test_sequences} held-out sequences" + (" [--quick]" if run.quick else "")
+        + f"\nwall time {wall / 60:.1f} min on {ran_on} ({args.threads} CPU thread(s)): "
+        f"{timings}\n\n{evaluation.metrics_table(report.metrics)}"
+    )  # fmt: skip
     print(text)
     final = {**extra, "report": report.to_dict(), "wall_seconds": wall, "device": ran_on}
     LeWorldModel(system, phase_states=report.states).save(
@@ -366,30 +284,27 @@ def run_eval(args: argparse.Namespace) -> int:
     system = model.system
     seed = int(model.extra.get("data_seed", 0))
     test = held_out_episodes(model.world, system.config, seed)
-    rows: dict[str, LeWorldMetrics] = {"loaded": evaluate_system(system, test)}
+    loaded = evaluation.evaluate_system(system, test)
     saved = model.extra.get("report", {}).get("metrics", {})
-    for name, values in saved.items():
-        rows[f"saved ({name})"] = LeWorldMetrics.from_dict(values)
-    rows["oracle reads"] = evaluate_system(system, test, read_mode="oracle")
-    rows["random reads"] = evaluate_system(system, test, read_mode="random")
-    cfg = model.world_config
-    print(
-        f"LeWorld from {args.folder}: {cfg.difficulty}"
-        + (", pointer chasing" if cfg.pointer_chasing else "")
-        + f", {cfg.population} memory, "
-        f"{len(test)} held-out sequences (seed {seed}); "
-        f"noise floor {rows['loaded'].noise_floor:.4f}; on {system.device}"
-    )
-    print(metrics_table(rows))
-    print()
-    print(_ablation(model, test))
-    loaded = rows["loaded"]
-    print(
-        json.dumps(
-            {"mse": loaded.mse, "noise_floor": loaded.noise_floor, "device": str(system.device)}
-        )
-    )
+    rows = {"loaded": loaded} | {
+        f"saved ({name})": evaluation.LeWorldMetrics.from_dict(values)
+        for name, values in saved.items()
+    }
+    for reads in ("oracle", "random"):
+        rows[f"{reads} reads"] = evaluation.evaluate_system(system, test, read_mode=reads)
+    print(f"LeWorld from {args.folder}: {_world(model.world_config)} memory, {len(test)} "
+          f"held-out sequences (seed {seed}); noise floor {loaded.noise_floor:.4f}; on "
+          f"{system.device}")  # fmt: skip
+    print(f"{evaluation.metrics_table(rows)}\n\n{_ablation(model, test)}")
+    print(json.dumps({"mse": loaded.mse, "noise_floor": loaded.noise_floor,
+                      "device": str(system.device)}))  # fmt: skip
     return 0
+
+
+def _world(config: MemoryWorldConfig) -> str:
+    """The world in a few words: ``medium, pointer chasing, random``."""
+    chasing = ", pointer chasing" if config.pointer_chasing else ""
+    return f"{config.difficulty}{chasing}, {config.population}"
 
 
 def _ablation(model: LeWorldModel, test: Episodes) -> str:
@@ -397,23 +312,14 @@ def _ablation(model: LeWorldModel, test: Episodes) -> str:
     counts = ", ".join(f"{name} {value:,}" for name, value in count_params(model.system).items())
     lines = [f"Parameters: {counts}", ""]
     systems = model.phase_systems()
-    if systems:
-        comparisons = phase_ablation(systems, test)
-    else:
-        lines.append(
-            "This checkpoint holds no per-phase parameters (written before they were saved): "
-            "train again to compare the phases."
-        )
-        comparisons = {}
-        if model.system.use_query:
-            with_request = sequence_mse(model.system, test)
-            comparisons["info request on vs off"] = paired_difference(
-                with_request, sequence_mse(model.system, test, use_query=False)
-            )
+    if not systems:  # the info request on vs off only, when the system passes it
+        lines.append("This checkpoint holds no per-phase parameters (saved without them): "
+                     "train again to compare the phases.")  # fmt: skip
+    comparisons = evaluation.phase_ablation(systems or {"loaded": model.system}, test)
     if comparisons:
         lines += [
             f"Ablations: one-step MSE on the {len(test)} held-out sequences, paired by "
             "sequence (95 % t intervals; a − b < 0: a is better)",
-            ablation_table(comparisons),
+            evaluation.ablation_table(comparisons),
         ]
     return "\n".join(lines)

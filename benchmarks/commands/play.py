@@ -1,19 +1,4 @@
-"""``assembly-gym play``: step through a session or a resolution as a country, in the terminal.
-
-Each step shows the env's rendering (the roll call or the stage, the context, the valid
-actions), wrapped at word boundaries to the terminal's width with the issues named, and asks
-for an action: a letter (``y`` yes, ``n`` no, ``a`` abstain, ``c`` cosponsor, ``p`` pass, i.e.
-NO_ACTION), the action's number or its name, in any case; ``q`` or the end of input quits.
-``--expert`` plays what the country actually did instead. At the end a table lists, per step,
-your action beside the country's.
-
-Episodes are drawn from the held-out test sessions (``--split test``, the sessions agents are
-scored on: 61–69 of the real votes), unless ``--split`` or ``--session`` says otherwise.
-
-Without ``--data`` the country is one of the synthetic assembly's; a real country's name
-("France") plays on the real UN votes when they are found (``$ASSEMBLY_GYM_DATA``, else
-``../shared/data``), and says how to get them when they are not.
-"""
+"""``assembly-gym play``: step through a session or a resolution as a country (:class:`Play`)."""
 
 from __future__ import annotations
 
@@ -22,14 +7,15 @@ import re
 import shutil
 import sys
 import textwrap
-from typing import Any, TextIO
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
 
-from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, SESSION
+from assembly_gym.benchmarks.commands import flags
 from assembly_gym.core.errors import AssemblyGymError, DataError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
+from assembly_gym.envs.family import FAMILIES, family_of, resolve
 from assembly_gym.envs.legislative.countries import default_country_table
-from assembly_gym.envs.legislative.data import ISSUE_NAMES, Vote
-from assembly_gym.envs.legislative.deliberation import DeliberationEnv
+from assembly_gym.envs.legislative.data.schema import ISSUE_NAMES, Vote
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
 from assembly_gym.envs.legislative.sources import default_assembly
 from assembly_gym.envs.legislative.spaces import Action
@@ -39,54 +25,45 @@ _LETTERS = {"YES": "y", "NO": "n", "ABSTAIN": "a", "COSPONSOR": "c", "NO_ACTION"
 _ISSUE_LIST = re.compile(r"(?<=issues: )[a-z]{2}(?:, [a-z]{2})*")  # "issues: hr, co" in the text
 
 
+@dataclass(frozen=True, kw_only=True)
+class Play:
+    """Step through a session (roll calls) or a resolution (deliberation) as a country.
+
+    Each step shows the env's rendering, wrapped to the terminal with the issues named, and asks
+    for an action: y (yes), n (no), a (abstain), c (cosponsor), p (pass), the action's number or
+    name; q quits (--expert plays what the country did). At the end, your actions beside the
+    country's. Episodes come from the held-out test sessions (61-69 of the real votes) unless
+    --split or --session says otherwise. Without --data, a real country's name ("France") plays
+    on the real UN votes when they are found ($ASSEMBLY_GYM_DATA, else ../shared/data).
+    """
+
+    country: str = flags.option(
+        "the country you play: a synthetic one ('Country 001'), or a real one ('France') to "
+        "play on the real UN votes", required=True,
+    )  # fmt: skip
+    env: str = flags.option(
+        "a session of roll calls, or one resolution from draft to plenary", "rollcall",
+        choices=tuple(family.name for family in FAMILIES.values() if family.demonstrations),
+    )  # fmt: skip
+    data: str | None = flags.data(
+        "real data ('unvotes' or an unvotes folder); default: the synthetic assembly, or the "
+        "real votes when --country names a real country", group=None,
+    )  # fmt: skip
+    split: Literal["test", "train", "all"] = flags.option(
+        "where the episode is drawn: the held-out later sessions agents are scored on (test, "
+        "the default), the training sessions, or all; --session overrides it", "test",
+    )  # fmt: skip
+    session: int | None = flags.option("the session to play", minimum=1)
+    steps: int | None = flags.option(
+        "stop after this many steps (default: the whole episode)", minimum=1
+    )
+    seed: int = flags.seed("the episode draw")
+    expert: bool = flags.switch("play the country's recorded actions instead of asking")
+
+
 def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``play`` subcommand."""
-    parser = subparsers.add_parser(
-        "play",
-        help=help_text,
-        description="Step through a session (roll calls) or a resolution (deliberation) as a "
-        "country; at the end see what the country actually did. Type y (yes), n (no), "
-        "a (abstain), c (cosponsor), p (pass), the action's number or name; q quits.",
-    )
-    parser.add_argument(
-        "--country",
-        required=True,
-        help="the country you play: a synthetic one ('Country 001'), or a real one ('France') "
-        "to play on the real UN votes",
-    )
-    parser.add_argument(
-        "--env",
-        choices=("rollcall", "deliberation"),
-        default="rollcall",
-        help="a session of roll calls, or one resolution from draft to plenary",
-    )
-    parser.add_argument(
-        "--data",
-        default=None,
-        help="real data ('unvotes' or an unvotes folder); default: the synthetic assembly, "
-        "or the real votes when --country names a real country",
-    )
-    parser.add_argument(
-        "--split",
-        choices=("test", "train", "all"),
-        default="test",
-        help="where the episode is drawn: the held-out later sessions agents are scored on "
-        "(test, the default), the training sessions, or all; --session overrides it",
-    )
-    parser.add_argument("--session", type=SESSION, default=None, help="the session to play")
-    parser.add_argument(
-        "--steps",
-        type=POSITIVE_INT,
-        default=None,
-        help="stop after this many steps (default: the whole episode)",
-    )
-    parser.add_argument("--seed", type=SEED, default=0, help="seed of the episode draw")
-    parser.add_argument(
-        "--expert",
-        action="store_true",
-        help="play the country's recorded actions instead of asking",
-    )
-    parser.set_defaults(run=run)
+    flags.add_command(subparsers, "play", run, help_text, Play)
 
 
 def _real_country(country: str) -> str | None:
@@ -113,11 +90,6 @@ def _real_country(country: str) -> str | None:
             "or pass --data with an unvotes folder (Voeten's UN votes, as in the R package unvotes)"
         )
     return real.name
-
-
-def _names(env: Any) -> dict[int, str]:
-    members = Vote if isinstance(env, RollCallEnv) else Action
-    return {member.value: member.name for member in members}
 
 
 def _key(text: str) -> str:
@@ -175,16 +147,9 @@ def screen(text: str, info: dict[str, Any], width: int) -> str:
             lambda found: ", ".join(ISSUE_NAMES.get(code, code) for code in found[0].split(", ")),
             body,
         )
-        lines.append(
-            textwrap.fill(
-                body,
-                width,
-                initial_indent=indent,
-                subsequent_indent=indent + "  ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
+        lines.append(textwrap.fill(body, width, initial_indent=indent,
+                                   subsequent_indent=indent + "  ", break_long_words=False,
+                                   break_on_hyphens=False))  # fmt: skip
     return "\n".join(lines)
 
 
@@ -192,16 +157,15 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     """Play one episode; returns 0 (also when the player quits early)."""
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     real = _real_country(args.country) if args.data is None else None
-    env_class = RollCallEnv if args.env == "rollcall" else DeliberationEnv
+    env_class = resolve(family_of(args.env).entry_point)
     data = "unvotes" if real else args.data
     split = None if args.session is not None or args.split == "all" else args.split
-    env = env_class(
-        data, country=args.country, session=args.session, split=split, render_mode="ansi"
-    )
+    env = env_class(data, country=args.country, session=args.session, split=split,
+                    render_mode="ansi")  # fmt: skip
     if real:
         stdout.write(f"{real} is in the real UN votes: playing on them (--data unvotes)\n")
     width = max(shutil.get_terminal_size().columns - 1, 40)
-    names = _names(env)
+    names = {a.value: a.name for a in (Vote if isinstance(env, RollCallEnv) else Action)}
     _, info = env.reset(seed=args.seed)
     country = info["country"]  # as the data spells it
     history: list[tuple[str, str, str]] = []

@@ -9,15 +9,12 @@ Examples:
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
-from assembly_gym.benchmarks.commands import add_data_source
-from assembly_gym.benchmarks.commands.arguments import (
-    POSITIVE,
-    POSITIVE_INT,
-    SEED,
-    ArtifactFolder,
-)
-from assembly_gym.benchmarks.commands.irl import parse_sessions
+from assembly_gym.benchmarks.commands import flags
+from assembly_gym.benchmarks.commands.arguments import POSITIVE, SEED, ArtifactFolder
 from assembly_gym.benchmarks.sweep import SPACES, SweepSettings, run_sweep, write_sweep
 from assembly_gym.benchmarks.sweep.report import SWEEP_KIND, SWEEP_MANIFEST
 from assembly_gym.core.optional import require
@@ -25,61 +22,62 @@ from assembly_gym.core.optional import require
 __all__ = ["register", "run"]
 
 
+@dataclass(frozen=True, kw_only=True)
+class Sweep:
+    """A Ray Tune sweep over a named space, scored on validation data (never the test sessions).
+
+    Writes the best flags as a --config file.
+    """
+
+    space: str = flags.positional(
+        f"one of {', '.join(SPACES)}", choices=sorted(SPACES), metavar="SPACE"
+    )
+    data: str | None = flags.data(
+        "an unvotes folder (or UNDL CSV); default: the synthetic assembly", metavar="DIR"
+    )
+    synthetic: bool = flags.synthetic()
+    sessions: tuple[int, int] | None = flags.sessions(
+        "the training sessions (default: the bench's, the first three quarters); later sessions "
+        "are never loaded"
+    )
+    countries: tuple[str, ...] | None = flags.option(
+        "countries (default: all with votes; debate: the first)", metavar="NAME"
+    )
+    validation_sessions: int | None = flags.option(
+        "the last N training sessions validate (default: a sixth of them)", metavar="N", minimum=1
+    )
+    samples: int = flags.option("configurations tried (default 8)", 8, minimum=1)
+    seeds: tuple[int, ...] = flags.option(
+        "seeds each configuration runs with (default 0)", (0,), type=SEED
+    )
+    search: Literal["auto", "optuna", "random"] = flags.option(
+        "Optuna where installed (auto, the default), or Tune's random search", "auto"
+    )
+    address: str | None = flags.option(
+        "a Ray cluster to join (default: a local Ray)", metavar="ADDR"
+    )
+    cpus_per_trial: float = flags.option(
+        "CPUs each trial reserves (default 1)", 1.0, type=POSITIVE, metavar="N"
+    )
+    quick: bool = flags.switch("tiny sizes: a smoke test")
+    quiet: bool = flags.quiet("no progress bar")
+    out: Path = flags.out(
+        ArtifactFolder(SWEEP_MANIFEST, SWEEP_KIND), "folder for trials.csv, best.json, sweep.md "
+        "and scores.png (saved whole)", metavar="DIR",
+    )  # fmt: skip
+
+
 def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     """Add the ``sweep`` subcommand."""
+    parser = flags.add_command(subparsers, "sweep", run, help_text, Sweep)
     spaces = "; ".join(f"{s.name}: {s.summary}" for s in SPACES.values())
-    parser = subparsers.add_parser(
-        "sweep",
-        help=help_text,
-        description=f"A Ray Tune sweep over a named space, scored on validation data (never "
-        f"the test sessions); writes the best flags as a --config file. Spaces: {spaces}.",
-    )
-    parser.add_argument("space", choices=sorted(SPACES), metavar="SPACE",
-                        help=f"one of {', '.join(SPACES)}")  # fmt: skip
-    add_data_source(parser, "an unvotes folder (or UNDL CSV); default: the synthetic assembly")
-    parser.add_argument(
-        "--sessions", default=None, metavar="A-B",
-        help="the training sessions (default: the bench's, the first three quarters); later "
-        "sessions are never loaded",
-    )  # fmt: skip
-    parser.add_argument("--countries", nargs="+", default=None, metavar="NAME",
-                        help="countries (default: all with votes; debate: the first)")  # fmt: skip
-    parser.add_argument(
-        "--validation-sessions", type=POSITIVE_INT, default=None, metavar="N",
-        help="the last N training sessions validate (default: a sixth of them)",
-    )  # fmt: skip
-    parser.add_argument("--samples", type=POSITIVE_INT, default=8,
-                        help="configurations tried (default 8)")  # fmt: skip
-    parser.add_argument("--seeds", type=SEED, nargs="+", default=[0],
-                        help="seeds each configuration runs with (default 0)")  # fmt: skip
-    parser.add_argument(
-        "--search", choices=("auto", "optuna", "random"), default="auto",
-        help="Optuna where installed (auto, the default), or Tune's random search",
-    )  # fmt: skip
-    parser.add_argument("--address", default=None, metavar="ADDR",
-                        help="a Ray cluster to join (default: a local Ray)")  # fmt: skip
-    parser.add_argument("--cpus-per-trial", type=POSITIVE, default=1.0, metavar="N",
-                        help="CPUs each trial reserves (default 1)")  # fmt: skip
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--out", required=True, type=ArtifactFolder(SWEEP_MANIFEST, SWEEP_KIND), metavar="DIR",
-        help="folder for trials.csv, best.json, sweep.md and scores.png (saved whole)",
-    )  # fmt: skip
-    parser.set_defaults(run=run)
+    parser.description = f"{parser.description} Spaces: {spaces}."
 
 
 def run(args: argparse.Namespace) -> int:
     """Sweep, print the table, save the folder."""
     require("ray", extra="ray", purpose="assembly-gym sweep")
-    first, last = parse_sessions(args.sessions)
-    settings = SweepSettings(
-        data=None if args.synthetic else args.data,
-        sessions=None if first is None or last is None else (first, last),
-        countries=None if args.countries is None else tuple(args.countries),
-        validation_sessions=args.validation_sessions,
-        quick=args.quick,
-    )
+    settings = flags.dataclass_from_flags(SweepSettings, args)
     result = run_sweep(
         SPACES[args.space], settings, samples=args.samples, seeds=args.seeds,
         search=args.search, address=args.address, cpus_per_trial=args.cpus_per_trial,

@@ -14,33 +14,24 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from assembly_gym.benchmarks.commands import add_data_source
-from assembly_gym.benchmarks.commands.arguments import (
-    POSITIVE_INT,
-    SEED,
-    SESSION,
-    THREADS,
-    ArtifactFolder,
-    check_logs_outside,
-    device,
-    output_folder,
-)
+from assembly_gym.benchmarks.commands import arguments, flags
 from assembly_gym.core.errors import CheckpointError, DataError
-from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
+from assembly_gym.core.transitions import Transitions
+from assembly_gym.envs.legislative.documents.loading import data_kind, load_trajectories
 from assembly_gym.envs.legislative.sources import LAST_TRAIN_SESSION
-from assembly_gym.world_models.base import Transitions, load_world_model
+from assembly_gym.world_models.base import load_world_model
 from assembly_gym.world_models.checkpoint import CHECKPOINT_KIND, MANIFEST, read_manifest
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.evaluation import evaluate_world_model, evaluation_table
 from assembly_gym.world_models.heads import HeadModel
 from assembly_gym.world_models.mlp import MLPEnsemble
-from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, split_transitions
+from assembly_gym.world_models.transitions import env_transitions, modelled_envs, split_transitions
 
 _SYNTHETIC = "synthetic"
 _MIN_RESOLUTIONS = 5  # fewer: a 60/20/20 split by resolution leaves a part empty
@@ -57,96 +48,63 @@ def _split(
     )
 
 
-def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
-    """Add the ``worldmodel`` subcommand with its ``train`` and ``eval`` actions."""
-    parser = subparsers.add_parser(
-        "worldmodel",
-        help=help_text,
-        description="Fit a world model on all transitions of an env's data, or score a saved one.",
-    )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+@dataclass(frozen=True, kw_only=True)
+class Train:
+    """Fit a world model on the training split of an env's transitions and save it."""
 
-    train = actions.add_parser(
-        "train",
-        help="fit a model and save it to a folder",
-        description="Fit a world model on the training split and save it.",
-    )
-    add_data_source(
-        train,
+    data: str | None = flags.data(
         "'unvotes', an unvotes folder or a UNDL CSV (real votes), or a folder of trajectory "
         "files (*.trajectory.json, *.genealogy.json, *.marcxml[.gz]; Deliberation-v0 only)",
-    )
-    train.add_argument(
-        "--env",
-        required=True,
-        type=lambda s: s.removeprefix("assembly/"),
-        choices=ENV_NAMES,
-        help="the env whose transitions to learn",
-    )
-    train.add_argument(
-        "--out",
-        required=True,
-        type=ArtifactFolder(MANIFEST, CHECKPOINT_KIND),
-        help="folder to save the model into (a new or empty folder, or an earlier model's)",
-    )
-    train.add_argument(
-        "--model",
-        choices=("mlp", "empirical"),
-        default="mlp",
-        help="MLPEnsemble (default) or the EmpiricalModel baseline",
-    )
-    train.add_argument(
-        "--last-train-session",
-        type=SESSION,
-        default=None,
-        help="temporal split: test on later sessions (default: 60 on real data "
-        "with sessions ≥ 61, else 60/20/20 of the resolutions at random)",
-    )
-    train.add_argument("--seed", type=SEED, default=0, help="seed of the split and the model")
-    train.add_argument("--members", type=POSITIVE_INT, default=5, help="ensemble members (mlp)")
-    train.add_argument("--max-epochs", type=POSITIVE_INT, default=40, help="epoch limit (mlp)")
-    train.add_argument(
-        "--threads",
-        type=THREADS,
-        default=None,
-        help="torch threads while training (mlp; default: torch's)",
-    )
-    train.add_argument(
-        "--device",
-        type=device,
-        default="auto",
-        help="where the MLP ensemble trains: auto (a GPU when there is one), cpu, cuda, cuda:N",
-    )
-    train.add_argument(
-        "--tensorboard",
-        type=output_folder,
-        default=None,
         metavar="DIR",
-        help="write TensorBoard losses into DIR (mlp)",
+    )  # fmt: skip
+    synthetic: bool = flags.synthetic()
+    env: str = flags.option(
+        "the env whose transitions to learn", required=True,
+        type=lambda s: s.removeprefix("assembly/"), choices=modelled_envs(),
+    )  # fmt: skip
+    out: Path = flags.out(
+        arguments.ArtifactFolder(MANIFEST, CHECKPOINT_KIND),
+        "folder to save the model into (a new or empty folder, or an earlier model's)",
+    )  # fmt: skip
+    model: Literal["mlp", "empirical"] = flags.option(
+        "MLPEnsemble (default) or the EmpiricalModel baseline", "mlp"
     )
-    train.add_argument("--quiet", action="store_true", help="no progress bars")
-    train.set_defaults(run=run_train)
+    last_train_session: int | None = flags.option(
+        "temporal split: test on later sessions (default: 60 on real data with sessions ≥ 61, "
+        "else 60/20/20 of the resolutions at random)", minimum=1,
+    )  # fmt: skip
+    seed: int = flags.seed("the split and the model")
+    members: int = flags.option("ensemble members (mlp)", 5, minimum=1)
+    max_epochs: int = flags.option("epoch limit (mlp)", 40, minimum=1)
+    threads: int | None = flags.option(
+        "torch threads while training (mlp; default: torch's)", minimum=1
+    )
+    device: str = flags.device("the MLP ensemble trains")
+    tensorboard: Path | None = flags.option(
+        "write TensorBoard losses into DIR (mlp)", type=arguments.output_folder, metavar="DIR"
+    )
+    quiet: bool = flags.quiet()
 
-    evaluate = actions.add_parser(
-        "eval",
-        help="print the held-out evaluation table",
-        description="Score a saved model on its held-out test split.",
+
+@dataclass(frozen=True, kw_only=True)
+class Eval:
+    """Score a saved model on its held-out test split."""
+
+    model_dir: Path = flags.positional("a folder written by `worldmodel train`")
+    data: str | None = flags.data(
+        "data to evaluate on (default: the data the model was trained on)", group=None
     )
-    evaluate.add_argument("model_dir", type=Path, help="a folder written by `worldmodel train`")
-    evaluate.add_argument(
-        "--data",
-        default=None,
-        help="data to evaluate on (default: the data the model was trained on)",
-    )
-    evaluate.add_argument("--seed", type=SEED, default=0, help="seed of the rollouts")
-    evaluate.add_argument(
-        "--device",
-        type=device,
-        default="auto",
-        help="where a torch model predicts: auto (a GPU when there is one), cpu, cuda, cuda:N",
-    )
-    evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
-    evaluate.set_defaults(run=run_eval)
+    seed: int = flags.seed("the rollouts")
+    device: str = flags.device("a torch model predicts")
+    quiet: bool = flags.quiet()
+
+
+def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
+    """Add the ``worldmodel`` subcommand with its ``train`` and ``eval`` actions."""
+    actions = flags.add_actions(subparsers, "worldmodel", help_text, "Fit a world model on all "
+                                "transitions of an env's data, or score a saved one.")  # fmt: skip
+    flags.add_command(actions, "train", run_train, "fit a model and save it to a folder", Train)
+    flags.add_command(actions, "eval", run_eval, "print the held-out evaluation table", Eval)
 
 
 def _data_spec(data: str | None, env: str) -> Any:
@@ -167,7 +125,7 @@ def _data_spec(data: str | None, env: str) -> Any:
 
 def run_train(args: argparse.Namespace) -> int:
     """Build the env's transitions, split, fit, save and print a summary."""
-    check_logs_outside(args.tensorboard, args.out)
+    arguments.check_logs_outside(args.tensorboard, args.out)
     spec = _data_spec(args.data, args.env)
     transitions = env_transitions(args.env, spec, progress=not args.quiet)
     last = args.last_train_session
@@ -182,30 +140,20 @@ def run_train(args: argparse.Namespace) -> int:
     train, validation, test = _split(transitions, split_info)
     model: HeadModel
     if args.model == "mlp":
-        model = MLPEnsemble(
-            members=args.members,
-            max_epochs=args.max_epochs,
-            seed=args.seed,
-            threads=args.threads,
-            device=args.device,
-        )
+        model = MLPEnsemble(members=args.members, max_epochs=args.max_epochs, seed=args.seed,
+                            threads=args.threads, device=args.device)  # fmt: skip
     else:
         model = EmpiricalModel(seed=args.seed)
     start = time.perf_counter()
     model.fit(train, validation=validation, progress=not args.quiet, log_dir=args.tensorboard)
     seconds = time.perf_counter() - start
-    data = (
-        _SYNTHETIC
-        if args.data is None
-        else str(args.data if args.data == "unvotes" else Path(args.data).expanduser().resolve())
-    )
+    data = _SYNTHETIC if args.data is None else args.data
+    if data not in (_SYNTHETIC, "unvotes"):
+        data = str(Path(data).expanduser().resolve())
     model.metadata = {
-        "env": args.env,
-        "data": data,
-        "split": split_info,
+        "env": args.env, "data": data, "split": split_info, "fit_seconds": round(seconds, 2),
         "transitions": {"train": len(train), "validation": len(validation), "test": len(test)},
-        "fit_seconds": round(seconds, 2),
-    }
+    }  # fmt: skip
     model.save(args.out)
     split = f"sessions ≤ {last} (test: later)" if last is not None else "60/20/20 by resolution"
     if split_info.get("by") == "episode":

@@ -1,22 +1,12 @@
 """One-off benchmark programs, each run as ``assembly-gym experiment NAME [args]``.
 
-Every module of this package is an experiment: the program behind a figure of the README or
-the guides. An experiment module has
-
-* a docstring whose first line says what it measures (``assembly-gym experiment --list``
-  prints it; ``--help`` prints the whole docstring);
-* ``add_arguments(parser)``, which adds the experiment's own flags (and may change the
-  default of a common flag with ``parser.set_defaults``);
-* ``run(args)``, which prints its report.
-
-The common flags are added here, once: ``--seed``, ``--threads``, ``--out`` (also write the
-printed report to a file, whole once the run is done) and ``--quiet``. An experiment on the
-real votes also takes ``--data`` (:func:`add_data_argument`, :func:`real_votes`).
-
-Every flag is checked while the flags are parsed, before any work (numbers by the types of
-:mod:`assembly_gym.benchmarks.commands.arguments`; a bad one is one line on stderr and exit
-code 2, as for every ``assembly-gym`` command); checks that need several flags come first in
-``run``.
+Every module of this package is an experiment, the program behind a figure of the README or
+the guides: a docstring whose first line says what it measures (``--list`` prints it,
+``--help`` the whole), ``add_arguments(parser)`` (its own flags; ``parser.set_defaults`` may
+change a common flag's default) and ``run(args)``, which prints its report. The common flags
+are added here: ``--seed``, ``--threads``, ``--out`` (the printed report also written to a
+file, whole once the run is done) and ``--quiet``. Every flag is checked while parsing (a bad
+one: one line on stderr, exit code 2); checks that need several flags come first in ``run``.
 
 Example:
     >>> from assembly_gym.benchmarks.experiments import EXPERIMENTS, build_parser
@@ -38,24 +28,29 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from threadpoolctl import threadpool_limits
 
 from assembly_gym.benchmarks.cli import Parser
-from assembly_gym.benchmarks.commands.arguments import SEED, THREADS, output_file
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, THREADS, output_file
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
 from assembly_gym.core.persist import atomic_write_text
 
+if TYPE_CHECKING:
+    from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
+
 __all__ = [
     "EXPERIMENTS",
     "add_data_argument",
+    "add_model_arguments",
     "build_parser",
     "describe",
     "load",
     "main",
     "real_votes",
+    "synthetic_assembly",
 ]
 
 EXPERIMENTS: tuple[str, ...] = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)))
@@ -137,6 +132,27 @@ def add_data_argument(parser: argparse.ArgumentParser) -> None:
         help="the real votes, an unvotes folder (default: the unvotes folder of "
         "$ASSEMBLY_GYM_DATA or ../shared/data)",
     )
+
+
+def add_model_arguments(parser: argparse.ArgumentParser, *, sessions: str | None = None) -> None:
+    """``--max-epochs N``, the MLP ensemble's epoch limit; with ``sessions``, also ``--sessions N``.
+
+    ``sessions`` is the help of ``--sessions``: a synthetic assembly shorter than the default
+    (:func:`synthetic_assembly`).
+    """
+    parser.add_argument("--max-epochs", type=POSITIVE_INT, default=40,
+                        help="the ensemble's epoch limit (default 40)")  # fmt: skip
+    if sessions is not None:
+        parser.add_argument("--sessions", type=POSITIVE_INT, default=None, help=sessions)
+
+
+def synthetic_assembly(args: argparse.Namespace) -> SyntheticAssembly | None:
+    """The synthetic assembly of ``--sessions`` sessions (None: the embedded default's)."""
+    from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+
+    if args.sessions is None:
+        return None
+    return generate_assembly(SyntheticConfig(n_sessions=args.sessions))
 
 
 def real_votes(args: argparse.Namespace) -> Path:

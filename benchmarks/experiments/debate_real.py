@@ -3,9 +3,9 @@
 Train on sessions ≤ 60, test on sessions 61–69 (a forecast: test roll calls are described
 by the training votes only), every agent fitted per country by
 :func:`assembly_gym.benchmarks.harness.evaluate`: the foundation's baselines, the MaxEnt-IRL
-agent (``assembly_gym.agents.irl_agent``, when it imports and runs) and the debate allocator
-with the default :class:`~assembly_gym.agents.debate.TrainConfig`. Also prints each country's
-calibrated allocations.
+agent and the debate allocator with the default
+:class:`~assembly_gym.agents.debate.TrainConfig`. Also prints each country's calibrated
+allocations.
 
 Needs the real data (``--data``, else ``$ASSEMBLY_GYM_DATA`` or ``../shared/data``).
 
@@ -15,61 +15,29 @@ Run: ``assembly-gym experiment debate_real [--countries NAME ...] [--data DIR]``
 from __future__ import annotations
 
 import argparse
-import traceback
 
-from assembly_gym.agents.debate import DebateAllocatorAgent, Tendency
+from assembly_gym.agents.debate.agent import DebateAllocatorAgent
+from assembly_gym.agents.debate.tendencies import Tendency
+from assembly_gym.agents.irl_agent import MaxEntIRLAgent
 from assembly_gym.benchmarks.commands.arguments import SESSION
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
-from assembly_gym.benchmarks.harness import AgentFactory, TemporalSplit, default_agents, evaluate
+from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
 from assembly_gym.envs.legislative.sources import roll_call_data
 
-__all__ = ["add_arguments", "irl_factory", "run"]
+__all__ = ["add_arguments", "run"]
 
 COUNTRIES = (
-    "United States",
-    "Russia",
-    "China",
-    "United Kingdom",
-    "France",
-    "Germany",
-    "Japan",
-    "India",
-    "Brazil",
-    "South Africa",
-    "Nigeria",
-    "Egypt",
-    "Iran",
-    "Israel",
-    "Cuba",
-    "Mexico",
-    "Canada",
-    "Indonesia",
-    "Pakistan",
-    "Sweden",
-)
-
-
-def irl_factory() -> tuple[AgentFactory | None, str]:
-    """The MaxEnt-IRL agent's factory, or None and why it is left out."""
-    try:
-        from assembly_gym.agents.irl_agent import MaxEntIRLAgent
-    except Exception as error:  # noqa: BLE001 — a colleague's module in progress: report, go on
-        return None, f"assembly_gym.agents.irl_agent does not import ({error!r})"
-    return (
-        lambda layout: MaxEntIRLAgent(3, layout)
-    ), "assembly_gym.agents.irl_agent.MaxEntIRLAgent"
+    "United States", "Russia", "China", "United Kingdom", "France", "Germany", "Japan", "India",
+    "Brazil", "South Africa", "Nigeria", "Egypt", "Iran", "Israel", "Cuba", "Mexico", "Canada",
+    "Indonesia", "Pakistan", "Sweden",
+)  # fmt: skip
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The split, the countries and the data."""
     parser.add_argument("--last-train-session", type=SESSION, default=60)
-    parser.add_argument(
-        "--countries",
-        nargs="+",
-        default=COUNTRIES,
-        metavar="NAME",
-        help="countries to evaluate (default: 20 from every region)",
-    )
+    parser.add_argument("--countries", nargs="+", default=COUNTRIES, metavar="NAME",
+                        help="countries to evaluate (default: 20 from every region)")  # fmt: skip
     add_data_argument(parser)
 
 
@@ -78,37 +46,24 @@ def run(args: argparse.Namespace) -> None:
     data = roll_call_data(real_votes(args))
     split = TemporalSplit.of(data, args.last_train_session)
     agents = default_agents()
-    factory, irl_note = irl_factory()
-    if factory is not None:
-        agents["maxent-irl"] = factory
-    fitted: dict[str, DebateAllocatorAgent] = {}
+    agents["maxent-irl"] = lambda layout: MaxEntIRLAgent(3, layout)
+    fitted: list[DebateAllocatorAgent] = []  # one per country, in the table's order
 
     def debate(layout):
         agent = DebateAllocatorAgent(3, layout, seed=args.seed)
-        fitted[f"#{len(fitted)}"] = agent
+        fitted.append(agent)
         return agent
 
     agents["debate"] = debate
-    try:
-        result = evaluate(agents, split, countries=args.countries, progress=False)
-    except Exception:  # noqa: BLE001 — rerun without the colleague's agent if it breaks
-        if factory is None:
-            raise
-        irl_note = "assembly_gym.agents.irl_agent failed during the run:\n" + traceback.format_exc(
-            limit=3
-        )
-        del agents["maxent-irl"]
-        fitted.clear()
-        result = evaluate(agents, split, countries=args.countries, progress=False)
+    result = evaluate(agents, split, countries=args.countries, progress=False)
     print(f"Data: {data.source}")
-    print(f"MaxEnt-IRL agent: {irl_note}")
     print(result.to_markdown())
     print()
     print("Debate allocations per country (%, columns in Tendency order):")
     labels = [t.label.split(" ")[0] for t in Tendency]
     print("| country | " + " | ".join(labels) + " | epochs | converged | val. owner acc. | p |")
     print("|---|" + "---:|" * (len(labels) + 4))
-    for country, agent in zip(result.countries, fitted.values(), strict=True):
+    for country, agent in zip(result.countries, fitted, strict=True):
         last = agent.history_.validation_results[-1]
         shares = " | ".join(f"{100 * w:.0f}" for w in agent.allocations_)
         print(

@@ -1,18 +1,15 @@
 """Benchmark: does debate recover a planted mixture of tendencies?
 
-Synthetic actors face the roll calls of a synthetic assembly (their observations are real
-``RollCall-v0`` feature vectors) but vote by a planted mixture w* of the seven legislative
-tendencies: each decision's tendency is drawn from w*, then its vote from that tendency's
-claim. Debate training (default :class:`~assembly_gym.agents.debate.TrainConfig`) should recover w*.
-
-Printed per observation count: the L1 distance ‖w − w*‖₁ of the debate's allocations, of the
-equal-share start (the baseline), and of the exact bounded maximum-likelihood mixture fitted
-by scipy's SLSQP on the same training observations (the peer: the best any estimator of the
-mixture can be expected to do); validation owner accuracy with its binomial p-value (against
-chance 1/7) and the majority-owner rate; how often the calibrated mixture's posterior owner of
-a vote, argmax_k w_k p_k(y | x), is the tendency that actually cast it (in parentheses: the
-same with the planted w*, the ceiling); epochs to converge; seconds per training run.
-One row per ``--countries`` size: the situations of the assembly's first K countries.
+Synthetic actors face a synthetic assembly's roll calls but vote by a planted mixture w* of
+the seven legislative tendencies (each decision's tendency drawn from w*, its vote from that
+tendency's claim); debate training (default :class:`~assembly_gym.agents.debate.TrainConfig`)
+should recover w*. Printed per ``--countries`` size (the situations of the first K
+countries): the L1 distance ‖w − w*‖₁ of the debate's allocations, of the equal start and of
+the bounded maximum-likelihood mixture (the peer: scipy SLSQP, as
+:meth:`~assembly_gym.agents.debate.arena.Arena.market_allocation` with every vote weighing
+the same); validation owner accuracy, its binomial p-value and the majority-owner rate; how
+often the posterior owner argmax_k w_k p_k(y | x) is the tendency that cast the vote (with
+w*: the ceiling); epochs and seconds per run.
 
 Run: ``assembly-gym experiment debate_recovery [--actors 20] [--countries 1 5] [--seed 0]``
 """
@@ -23,18 +20,13 @@ import argparse
 import time
 
 import numpy as np
-from scipy.optimize import LinearConstraint, minimize
 
-from assembly_gym.agents.debate import (
-    Arena,
-    TrainConfig,
-    Trainer,
-    compute_claims,
-    legislative_agents,
-    observations_from_demonstrations,
-    plant_mixture,
-    project_bounded_simplex,
-)
+from assembly_gym.agents.debate.allocation import project_bounded_simplex
+from assembly_gym.agents.debate.arena import Arena
+from assembly_gym.agents.debate.observations import observations_from_demonstrations
+from assembly_gym.agents.debate.synthetic import plant_mixture
+from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
+from assembly_gym.agents.debate.trainer import TrainConfig, Trainer
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, Number
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.metrics import argmax_random_ties
@@ -42,28 +34,9 @@ from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
-__all__ = ["ASSEMBLY", "add_arguments", "bounded_mle", "recover", "run"]
+__all__ = ["ASSEMBLY", "add_arguments", "recover", "run"]
 
 ASSEMBLY = SyntheticConfig(n_countries=10, n_sessions=40, roll_calls_per_session=100, seed=3)
-
-
-def bounded_mle(evidence: np.ndarray, lower: float, upper: float) -> np.ndarray:
-    """argmax_w mean_i log Σ_k w_k e_ik over the bounded simplex (scipy SLSQP), shape (K,)."""
-    k = evidence.shape[0]
-
-    def negative(w: np.ndarray) -> tuple[float, np.ndarray]:
-        mixture = w @ evidence
-        return -np.log(mixture).mean(), -(evidence / mixture).mean(axis=1)
-
-    return minimize(
-        negative,
-        np.full(k, 1.0 / k),
-        jac=True,
-        method="SLSQP",
-        bounds=[(lower, upper)] * k,
-        constraints=LinearConstraint(np.ones((1, k)), 1.0, 1.0),  # Σ w = 1
-        options={"ftol": 1e-12, "maxiter": 500},
-    ).x
 
 
 def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np.ndarray]]:
@@ -93,7 +66,9 @@ def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np
         learned = np.array([a.allocation for a in agents])
         train, _ = trainer.split(len(actor))
         evidence = Arena().evidence(claims.take(train), actor.actions[train])
-        mle = bounded_mle(evidence, config.min_allocation, config.max_allocation)
+        equal = np.full(len(agents), 1.0 / len(agents))
+        mle = Arena.market_allocation(np.ones(len(train)), evidence, equal,  # equal pots: the MLE
+                                      config.min_allocation, config.max_allocation)  # fmt: skip
         evidence_all = Arena().evidence(claims, actor.actions)
         posterior = argmax_random_ties((learned[:, None] * evidence_all).T, seed)
         oracle = argmax_random_ties((planted[:, None] * evidence_all).T, seed)
@@ -122,13 +97,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Actors per size and the sizes."""
     parser.add_argument("--actors", type=POSITIVE_INT, default=20, help="planted actors per size")
     parser.add_argument(
-        "--countries",
-        type=Number(int, low=1, high=ASSEMBLY.n_countries),
-        nargs="+",
-        default=[1, 5],
-        metavar="K",
+        "--countries", type=Number(int, low=1, high=ASSEMBLY.n_countries), nargs="+",
+        default=[1, 5], metavar="K",
         help="sizes: the situations of the first K countries (default 1 5)",
-    )
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> None:

@@ -14,19 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
+import timeit
 
 import numpy as np
 
-from assembly_gym.agents.debate import (
-    Arena,
-    TrainConfig,
-    Trainer,
-    Validator,
-    compute_claims,
-    legislative_agents,
-    observations_from_demonstrations,
-)
+from assembly_gym.agents.debate.arena import Arena
+from assembly_gym.agents.debate.observations import observations_from_demonstrations
+from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
+from assembly_gym.agents.debate.trainer import TrainConfig, Trainer
+from assembly_gym.agents.debate.validator import Validator
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.layout import ObservationLayout
@@ -40,12 +36,7 @@ __all__ = ["add_arguments", "median_seconds", "run"]
 def median_seconds(function, repeats: int) -> float:
     """Median wall time of ``function()`` over ``repeats`` calls, after one warm-up call."""
     function()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(np.median(timeit.repeat(function, number=1, repeat=repeats)))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,17 +63,12 @@ def run(args: argparse.Namespace) -> None:
     start = np.full(len(agents), 1.0 / len(agents))
 
     claim_time = median_seconds(lambda: compute_claims(observations, agents), args.repeats)
-    epoch_time = median_seconds(
-        lambda: arena.debate(
-            claims,
-            observations.actions,
-            start,
-            learning_rate=config.initial_lr,
-            lower=config.min_allocation,
-            upper=config.max_allocation,
-        ),
-        args.repeats,
-    )
+
+    def epoch() -> None:
+        arena.debate(claims, observations.actions, start, learning_rate=config.initial_lr,
+                     lower=config.min_allocation, upper=config.max_allocation)  # fmt: skip
+
+    epoch_time = median_seconds(epoch, args.repeats)
     validation_time = median_seconds(
         lambda: Validator().validate(claims, observations.actions, start), args.repeats
     )

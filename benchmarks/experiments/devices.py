@@ -1,22 +1,16 @@
 """The torch parts on one device: LeWorld's default run, an MLP ensemble's fit, Simulator-v0 ×4,096.
 
-Three timings on ``--device`` (``auto``: the GPU when there is one, else the CPU), the device
-and the machine printed first:
+Three timings on ``--device`` (``auto``: the GPU when there is one), after the device and
+the machine:
 
-* **LeWorld**: the default configuration (:class:`LeWorldConfig`) on the default world, all
-  three phases (``leworld train`` runs phases 1 and 2 by default since issue 17).
-  ``--leworld full`` trains the whole run (about half an hour on 2 CPU cores) and prints its
-  wall time; the default, ``--leworld epoch``, trains one epoch of each phase and prints
-  each epoch's time and the run's time estimated from them (epoch time × the phase's
-  epochs, summed over the phases; the held-out evaluations between phases are left out of
-  both). ``--leworld skip`` leaves it out.
-* **MLP ensemble**: ``MLPEnsemble.fit`` on every ``Deliberation-v0`` transition of the real
-  votes (``--data``: sessions 1–69 of the real data, 20 % of the resolutions held out for early
-  stopping as ``fit`` does), ``--max-epochs`` at most; wall time of the fit alone.
+* **LeWorld**, the default configuration and world, all three phases: ``--leworld epoch``
+  (default) trains one epoch of each phase and estimates the run from them (epoch time ×
+  the phase's epochs); ``full`` trains and times the whole run (about half an hour on 2
+  CPU cores); ``skip`` leaves it out.
+* **MLP ensemble**: ``MLPEnsemble.fit`` on every real ``Deliberation-v0`` transition
+  (``--data``), ``--max-epochs`` at most; wall time of the fit alone.
 * **Simulator-v0 batched**: :class:`SimulatorVectorEnv` of that ensemble at ``--num-envs``
-  sub-envs (default 4,096), the model on the device, each sub-env playing NO_ACTION (valid in
-  every state); steps per second over ``--seconds`` (a vector step of N sub-envs counts as N),
-  beside issue 16's goal of 5,000,000.
+  sub-envs playing NO_ACTION; steps per second over ``--seconds`` beside issue 16's goal.
 
 Run: ``assembly-gym experiment devices [--device auto] [--leworld epoch|full|skip]``
 """
@@ -32,11 +26,12 @@ import numpy as np
 import torch
 
 from assembly_gym.benchmarks.commands.arguments import POSITIVE, POSITIVE_INT, device
-from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
+from assembly_gym.benchmarks.experiments import add_data_argument, add_model_arguments, real_votes
 from assembly_gym.core.device import resolve_device
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
-from assembly_gym.world_models.leworld import LeWorldConfig, train_leworld
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.training import train_leworld
 from assembly_gym.world_models.mlp import MLPEnsemble
 from assembly_gym.world_models.simulator_vector import SimulatorVectorEnv
 from assembly_gym.world_models.transitions import env_transitions
@@ -52,24 +47,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device", type=device, default="auto", help="auto (default), cpu, cuda or cuda:N"
     )
-    parser.add_argument(
-        "--leworld",
-        choices=("epoch", "full", "skip"),
-        default="epoch",
-        help="one epoch per phase and the default run estimated (default), the whole "
-        "default run, or none",
-    )
-    parser.add_argument(
-        "--leworld-sequences",
-        type=POSITIVE_INT,
-        default=None,
-        metavar="N",
-        help="training, validation and held-out sequences (default: the configuration's)",
-    )
+    parser.add_argument("--leworld", choices=("epoch", "full", "skip"), default="epoch",
+                        help="one epoch per phase and the default run estimated (default), the "
+                        "whole default run, or none")  # fmt: skip
+    parser.add_argument("--leworld-sequences", type=POSITIVE_INT, default=None, metavar="N",
+                        help="training, validation and held-out sequences (default: the "
+                        "configuration's)")  # fmt: skip
     add_data_argument(parser)
-    parser.add_argument(
-        "--max-epochs", type=POSITIVE_INT, default=40, help="the ensemble's epoch limit"
-    )
+    add_model_arguments(parser)
     parser.add_argument(
         "--num-envs", type=POSITIVE_INT, default=4096, help="sub-envs of Simulator-v0"
     )

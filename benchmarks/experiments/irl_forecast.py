@@ -1,19 +1,15 @@
 """Real held-out forecast: ``irl fit`` on sessions ≤ 60, ``irl predict`` on 61–69, one table.
 
-1. The features and λ (the prior precision) are chosen inside the training sessions only:
-   fit on sessions ≤ 55, score log-loss on 56–60 (described by ≤ 55, as a forecast), for
-   each feature set of ``FEATURE_SETS`` at λ = ``REAL_L2``, then for each λ on
-   ``REAL_FEATURES`` (the bench's).
-2. ``assembly-gym irl fit --data DIR --sessions 1-60 --all --relations --allies 20 --lineage
-   --l2 λ`` (the bench's features) and ``assembly-gym irl predict MODEL --data DIR`` (which
-   never opens the vote table).
-3. The forecasts are scored on every vote cast in sessions 61–69 by the countries that
-   voted in both periods, beside the rows of ``assembly-gym bench --data DIR`` (the
-   ``unvotes`` suite's baselines, scikit-learn's logistic regression and its linear MaxEnt
-   IRL agent, all on the same features, split and votes), under the bench's names.
+1. Features and λ are chosen inside the training sessions: fit ≤ 55, score log-loss on
+   56–60 (a forecast), for each of ``FEATURE_SETS`` at λ = ``REAL_L2``, then each λ of
+   ``--l2-grid`` on ``REAL_FEATURES`` (the bench's).
+2. ``assembly-gym irl fit --data DIR --sessions 1-60`` with the bench's features and that λ,
+   then ``assembly-gym irl predict MODEL --data DIR`` (which never opens the vote table).
+3. The forecasts are scored on every vote of sessions 61–69 by the countries that voted in
+   both periods, beside the cheap rows of ``assembly-gym bench --data DIR`` (the ``unvotes``
+   suite's baselines and its linear MaxEnt IRL agent) on the same features and votes.
 
-The sessions 60 and 55 are ``--last-train-session`` and ``--last-fit-session``; the data is
-``--data``, else the data folder's.
+Sessions 60 and 55 are ``--last-train-session`` and ``--last-fit-session``.
 
 Run: ``assembly-gym experiment irl_forecast [--l2-grid 3 10 30 100] [--data DIR]``
 """
@@ -43,7 +39,7 @@ from assembly_gym.envs.legislative.data import ABSENT, RollCallData, load_unvote
 from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.irl.rollcall import fit_reward_model
 
-__all__ = ["FEATURE_SETS", "add_arguments", "bench_rows", "run", "validate_features", "validate_l2"]
+__all__ = ["FEATURE_SETS", "add_arguments", "bench_rows", "run", "validation_losses"]
 
 METRICS = ("accuracy", "macro_f1", "log_loss")
 BENCH_AGENTS = ("random", "always-yes", "majority", "issue-majority", "last-similar-vote",
@@ -59,34 +55,21 @@ FEATURE_SETS = {
 """The feature sets compared on validation sessions; the bench runs ``REAL_FEATURES``."""
 
 
-def validate_features(train: RollCallData, last_fit_session: int = 55) -> dict[str, float]:
-    """Validation log-loss of each of ``FEATURE_SETS`` at λ = ``REAL_L2``, by name."""
+def validation_losses(
+    train: RollCallData, candidates: dict[str, tuple[FeatureConfig, float]], last_fit_session: int
+) -> dict[str, float]:
+    """Validation log-loss of linear MaxEnt IRL for each (features, λ), by name; printed.
+
+    Fitted on the sessions up to ``last_fit_session``, scored on the later training sessions
+    (described by the fit sessions only, as a forecast).
+    """
     fit_part, validation = train.temporal_split(last_fit_session)
     losses = {}
-    for name, config in FEATURE_SETS.items():
-        losses[name] = _validation_loss(fit_part, validation, config, REAL_L2)
+    for name, (config, l2) in candidates.items():
+        model = fit_reward_model(fit_part, l2=l2, feature_config=config, standard_errors=False)
+        losses[name] = forecast_log_loss(model, validation, fit_part)
         print(f"  validation {name}: log-loss {losses[name]:.4f}", flush=True)
     return losses
-
-
-def _validation_loss(
-    fit_part: RollCallData, validation: RollCallData, config: FeatureConfig, l2: float
-) -> float:
-    """Log-loss on ``validation`` of linear MaxEnt IRL fitted on ``fit_part``."""
-    model = fit_reward_model(fit_part, l2=l2, feature_config=config, standard_errors=False)
-    return forecast_log_loss(model, validation, fit_part)
-
-
-def validate_l2(
-    train: RollCallData, grid: list[float], last_fit_session: int = 55
-) -> tuple[float, dict[float, float]]:
-    """λ with the best validation log-loss (fit ≤ 55, validate the later training sessions)."""
-    fit_part, validation = train.temporal_split(last_fit_session)
-    losses = {}
-    for l2 in grid:
-        losses[l2] = _validation_loss(fit_part, validation, REAL_FEATURES, l2)
-        print(f"  validation λ={l2:g}: log-loss {losses[l2]:.4f}", flush=True)
-    return min(losses, key=losses.__getitem__), losses
 
 
 def bench_rows(folder: Path, last_train_session: int) -> SuiteResult:
@@ -106,12 +89,8 @@ def bench_rows(folder: Path, last_train_session: int) -> SuiteResult:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The λ grid, the sessions and the data."""
-    parser.add_argument(
-        "--l2-grid",
-        type=NON_NEGATIVE,
-        nargs="+",
-        default=[30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0],
-    )
+    parser.add_argument("--l2-grid", type=NON_NEGATIVE, nargs="+",
+                        default=[30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0])  # fmt: skip
     parser.add_argument("--last-train-session", type=SESSION, default=60, help="(default 60)")
     parser.add_argument(
         "--last-fit-session", type=SESSION, default=55, help="λ's fit part ends here (default 55)"
@@ -133,50 +112,23 @@ def run(args: argparse.Namespace) -> None:
     print(f"Data {folder}; {split.describe()}")
     print(f"Choosing the features: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}, "
           f"λ = {REAL_L2:g}:")  # fmt: skip
-    validate_features(split.train, last_fit)
+    validation_losses(split.train, {k: (v, REAL_L2) for k, v in FEATURE_SETS.items()}, last_fit)
     print(f"Choosing λ: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}:")
-    l2, _ = validate_l2(split.train, args.l2_grid, last_fit)
+    grid = {f"λ={l2:g}": (REAL_FEATURES, l2) for l2 in args.l2_grid}
+    losses = validation_losses(split.train, grid, last_fit)
+    l2 = grid[min(losses, key=losses.__getitem__)][1]
     same = "the λ of `bench` and `irl fit`" if l2 == REAL_L2 else f"`bench` uses {REAL_L2:g}"
     print(f"  chosen λ = {l2:g} ({same})")
 
     with tempfile.TemporaryDirectory() as tmp:
         model_dir, out = Path(tmp) / "model", Path(tmp) / "predictions.csv"
         began = time.perf_counter()
-        cli(
-            [
-                "irl",
-                "fit",
-                "--data",
-                str(folder),
-                "--sessions",
-                f"1-{last_train}",
-                "--all",
-                "--relations",
-                "--allies",
-                str(REAL_FEATURES.allies),
-                "--lineage",
-                "--l2",
-                str(l2),
-                "--no-standard-errors",
-                "--quiet",
-                "--out",
-                str(model_dir),
-            ]
-        )
+        cli(["irl", "fit", "--data", str(folder), "--sessions", f"1-{last_train}", "--all",
+             "--relations", "--allies", str(REAL_FEATURES.allies), "--lineage", "--l2", str(l2),
+             "--no-standard-errors", "--quiet", "--out", str(model_dir)])  # fmt: skip
         fit_seconds = time.perf_counter() - began
         began = time.perf_counter()
-        cli(
-            [
-                "irl",
-                "predict",
-                str(model_dir),
-                "--data",
-                str(folder),
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
+        cli(["irl", "predict", str(model_dir), "--data", str(folder), "--out", str(out), "--quiet"])
         predict_seconds = time.perf_counter() - began
         forecasts = pd.read_csv(out, keep_default_na=False)
 
@@ -198,9 +150,7 @@ def run(args: argparse.Namespace) -> None:
     probs = joined[["p_yes", "p_no", "p_abstain"]].to_numpy()
     probs = probs / probs.sum(axis=1, keepdims=True)  # the CSV keeps 6 decimals
     ours = classification_metrics(joined["vote"].to_numpy(), probs)
-    rows = [
-        {"agent": row["agent"], **{m: row[m] for m in METRICS}} for _, row in bench.table.iterrows()
-    ]
+    rows = bench.table[["agent", *METRICS]].to_dict(orient="records")
     rows.append({"agent": CLI_AGENT, **{m: ours[m] for m in METRICS}})
     balance = ", ".join(f"{k} {v:.1%}" for k, v in bench.class_balance.items())
     print(f"\nTest: {split.describe()}; {len(countries)} countries, {ours['n']} votes; {balance}.")

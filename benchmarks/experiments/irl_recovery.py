@@ -1,17 +1,13 @@
 """Reward recovery on the synthetic assembly: learned against planted weights, and blocs found.
 
-The synthetic assembly (default: 200 countries in 8 blocs, 20 sessions × 100 = 2,000 roll
-calls, seed 0) votes by the softmax of planted weights θ_c over φ(s, a) = e_a ⊗ [1, x(s)]
-(centred over actions; zero on the history features). One batched MaxEnt fit learns every
-country's weights over the same content features the planted reward reads (``reward_features``
-= bias + content: a reward that also reads the country's own past votes explains the same
-votes with other weights); printed: the Pearson correlation between each country's learned and
-planted weights (median and 10th percentile over countries), and the adjusted Rand index
-of a Ward clustering of the learned weights (into as many clusters as planted blocs)
-against the planted blocs. Three priors side by side: shrinkage toward the global pooled
-fit, toward the pooled fit of the clustered blocs (blocs from clustering the global fit:
-no ground truth used), and toward the planted blocs (oracle blocs); λ is chosen by the
-held-out likelihood of the last quarter of the sessions (no ground truth used).
+The synthetic assembly (default 200 countries in 8 blocs, 2,000 roll calls) votes by the
+softmax of planted weights θ_c over φ(s, a) = e_a ⊗ [1, x(s)]. One batched MaxEnt fit
+learns every country's weights over the content features the planted reward reads; printed:
+the Pearson correlation of learned and planted weights (median and 10th percentile over
+countries) and the adjusted Rand index of a Ward clustering of the learned weights against
+the planted blocs, for three priors: shrinkage toward the global fit, toward the blocs found
+by clustering it, and toward the planted blocs (oracle). λ is chosen by the held-out
+likelihood of the last quarter of the sessions (no ground truth used).
 
 Run: ``assembly-gym experiment irl_recovery [--countries 200] [--blocs 8] [--seed 0]``
 """

@@ -1,12 +1,9 @@
 """Scale: every country on every real vote of sessions 1–69 in one MaxEnt fit.
 
-Loads the real ``unvotes`` data (``--data``, else ``$ASSEMBLY_GYM_DATA`` or
-``../shared/data``), builds every country's ``RollCall-v0`` observations (each session
-described by the sessions before it) and fits all countries in one
-:func:`assembly_gym.irl.rollcall.fit_reward_model` call (shrinkage toward the global pooled
-fit), with the configuration ``irl fit`` uses on real data (log-scaled vote shares, λ
-validated by the ``irl_forecast`` experiment). Prints the wall time of each stage and the
-peak resident memory of the process (``resource.getrusage``).
+Loads the real ``unvotes`` data (``--data``), builds every country's ``RollCall-v0``
+observations and fits all countries in one :func:`assembly_gym.irl.rollcall.fit_reward_model`
+call with ``irl fit``'s configuration on real data; prints the wall time of each stage and
+the process's peak resident memory.
 
 Run: ``assembly-gym experiment irl_scale [--l2 10] [--standard-errors] [--data DIR]``
 """
@@ -30,17 +27,12 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The prior, standard errors and the data."""
+    parser.add_argument("--l2", type=NON_NEGATIVE, default=DEFAULT_REAL_L2,
+                        help="prior precision (default %(default)s)")  # fmt: skip
     parser.add_argument(
-        "--l2",
-        type=NON_NEGATIVE,
-        default=DEFAULT_REAL_L2,
-        help="prior precision (default %(default)s)",
-    )
-    parser.add_argument(
-        "--standard-errors",
-        action="store_true",
+        "--standard-errors", action="store_true",
         help="also compute Laplace standard errors (as `irl fit` does)",
-    )
+    )  # fmt: skip
     add_data_argument(parser)
 
 

@@ -1,17 +1,12 @@
 """Speed of exact MaxEnt IRL against imitation's ``MCEIRL`` on the same tabular MDPs and data.
 
-Random MDPs (S = 50, 500, 5,000 states; 5 actions; each (s, a) leads to 5 random states;
-horizons 4 and 20), 8 Gaussian state features, a known state reward r(s) = θ*·x(s),
-1,000 training and 1,000 held-out trajectories from its soft-optimal policy, uniform start.
-Both methods learn a linear state reward from the same trajectories in the same process
-run (imitation in a child process, stopped after ``--time-limit`` seconds).
-
-Printed per MDP: wall time to the solution (ours: ``fit_maxent`` with its default tolerance,
-no prior, best of 3 runs after a warm-up; imitation: ``MCEIRL.train`` with its defaults),
-the speed-up, the distance of each solution's training log-likelihood to the exact
-maximum-likelihood optimum (our solver run to a 1e-10 gradient), and the held-out
-log-likelihood per step of each learned policy (beside that of the true reward).
-imitation's reward is state-only by design and its gradient counts H + 1 visited states
+Random MDPs (``--states``, 5 actions, 5 successors per (s, a), ``--horizons``), 8 Gaussian
+state features, a known state reward r(s) = θ*·x(s), 1,000 training and 1,000 held-out
+trajectories of its soft-optimal policy. Printed per MDP: wall time to the solution (ours:
+``fit_maxent``, best of 3; imitation's ``MCEIRL.train`` with its defaults, in a child
+process stopped after ``--time-limit`` s), the speed-up, each solution's training
+log-likelihood gap to the exact optimum, and the held-out log-likelihood per step (beside
+the true reward's). imitation's reward is state-only and its gradient counts H + 1 states
 while its planner rewards H (a bias at short horizons).
 
 Run: ``assembly-gym experiment irl_speed [--seed 0] [--time-limit 300] [--states 50 500 5000]``
@@ -67,32 +62,20 @@ def run_one(n_states: int, horizon: int, seed: int, time_limit: float) -> dict[s
     train = sample_trajectories(mdp, expert_policy, start, N_TRAJECTORIES, rng)
     test = sample_trajectories(mdp, expert_policy, start, N_TRAJECTORIES, rng)
 
-    features = LinearFeatures(
-        np.repeat(observations[:, None, :], N_ACTIONS, axis=1),
-        N_ACTIONS,
-        np.zeros(n_states, dtype=np.int64),
-    )
+    features = LinearFeatures(np.repeat(observations[:, None, :], N_ACTIONS, axis=1), N_ACTIONS,
+                              np.zeros(n_states, dtype=np.int64))  # fmt: skip
     ours_seconds = np.inf
     for _ in range(REPEATS):  # best of a few runs: ms-scale timings are noisy
         began = time.perf_counter()
         expert = ExpertStatistics.from_trajectories(*train, n_states, N_ACTIONS)
         ours = fit_maxent(mdp, features, expert, l2=0.0, shrinkage="none", standard_errors=False)
         ours_seconds = min(ours_seconds, time.perf_counter() - began)
-    exact = fit_maxent(
-        mdp,
-        features,
-        expert,
-        l2=0.0,
-        shrinkage="none",
-        standard_errors=False,
-        tol=1e-10,
-        max_iter=20000,
-    )
+    exact = fit_maxent(mdp, features, expert, l2=0.0, shrinkage="none", standard_errors=False,
+                       tol=1e-10, max_iter=20000)  # fmt: skip
 
     def scores(theta: np.ndarray) -> tuple[float, float]:
-        return _loglik_per_step(mdp, features.rewards(theta), *train)[0], _loglik_per_step(
-            mdp, features.rewards(theta), *test
-        )[1]
+        rewards = features.rewards(theta)
+        return _loglik_per_step(mdp, rewards, *train)[0], _loglik_per_step(mdp, rewards, *test)[1]
 
     optimum, _ = scores(exact.theta)
     ours_train, ours_test = scores(ours.theta)
@@ -119,12 +102,8 @@ def run_one(n_states: int, horizon: int, seed: int, time_limit: float) -> dict[s
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The MDP sizes and horizons, and imitation's time limit."""
-    parser.add_argument(
-        "--time-limit",
-        type=POSITIVE,
-        default=300.0,
-        help="seconds before imitation's MCEIRL is stopped",
-    )
+    parser.add_argument("--time-limit", type=POSITIVE, default=300.0,
+                        help="seconds before imitation's MCEIRL is stopped")  # fmt: skip
     parser.add_argument("--states", type=POSITIVE_INT, nargs="+", default=[50, 500, 5000])
     parser.add_argument("--horizons", type=POSITIVE_INT, nargs="+", default=[4, 20])
 
@@ -150,12 +129,9 @@ def run(args: argparse.Namespace) -> None:
     for n_states in args.states:
         for horizon in args.horizons:
             r = run_one(n_states, horizon, args.seed, args.time_limit)
-            imit_s = (
-                f"{r['imitation_s']:.2f}" if r["imitation_finished"] else f">{r['imitation_s']:.0f}"
-            )
-            speed = (
-                "" if r["imitation_finished"] else "≥"
-            ) + f"{r['imitation_s'] / r['ours_s']:.0f}×"
+            finished = r["imitation_finished"]
+            imit_s = f"{r['imitation_s']:.2f}" if finished else f">{r['imitation_s']:.0f}"
+            speed = ("" if finished else "≥") + f"{r['imitation_s'] / r['ours_s']:.0f}×"
             print(
                 f"{r['states']:>6} {r['horizon']:>3} {r['ours_s']:>8.3f} {imit_s:>9} {speed:>9} "
                 f"{r['ours_gap']:>9.1e} {r['imitation_gap']:>9.1e} {r['ours_heldout']:>13.5f} "

@@ -1,31 +1,21 @@
 """Does the LeWorld system use its memory? Held-out next-state MSE against the baselines.
 
-On the held-out sequences a trained system was judged on (same world, same seed), one-step
-next-state MSE per sequence of:
+On the held-out sequences of a ``--checkpoint`` (written by ``assembly-gym leworld train``;
+``--seed``, default the checkpoint's data seed), the one-step next-state MSE per sequence of
+the system (with and without the info request) and of (a) a memory-less MLP of equal size
+trained as long as phases 1 + 2, (a') the analytic memory-less predictor (seed_t replaced by
+its training mean), (b) the noise floor (true transition mean) and the trained BLM fed oracle
+reads, (c) the system with random reads; paired differences by sequence with 95 % t
+intervals. ``--still-control`` also fits the memory-less MLP on the same world with still
+regions (``hopping=False``), where the states reveal the seed.
 
-* the LeWorld system (its SLMs' reads; with and without the info request);
-* (a) a memory-less MLP with as many parameters, on the SLMs' inputs (s_{t−1}, s_t, c, t),
-  trained on the same sequences for as many epochs as phases 1 + 2;
-  (a') the analytic memory-less predictor: the true dynamics with seed_t replaced by its
-  mean over the training sequences (the best a model can do without reading, if it cannot
-  guess memory content);
-* (b) the noise floor: the true transition mean (oracle reads, analytic), and the trained
-  BLM fed oracle reads;
-* (c) the trained system with uniformly random reads.
-
-Differences are paired by sequence with 95 % t intervals. The info-request ablation is the
-paired difference of the system with and without the request. ``--still-control`` also
-trains the memory-less MLP on the same world with still regions (``hopping=False``, the
-issue's literal equation), where the states reveal the seed and memory should not matter.
-
-Run: ``assembly-gym experiment leworld_memory --checkpoint runs/leworld`` (a folder written by
-``assembly-gym leworld train``). ``--seed``: the data seed of the sequences and the baselines
-(default None: the checkpoint's, whose held-out sequences the system was judged on).
+Run: ``assembly-gym experiment leworld_memory --checkpoint runs/leworld``
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from dataclasses import replace
 
@@ -33,16 +23,15 @@ import numpy as np
 
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld
-from assembly_gym.world_models.leworld import (
-    LeWorldModel,
-    LeWorldSystem,
-    fit_memoryless,
-    held_out_episodes,
-    make_datasets,
+from assembly_gym.world_models.leworld.baselines import fit_memoryless
+from assembly_gym.world_models.leworld.datasets import held_out_episodes, make_datasets
+from assembly_gym.world_models.leworld.evaluation import (
     noise_floor,
     paired_difference,
     sequence_mse,
 )
+from assembly_gym.world_models.leworld.model import LeWorldModel
+from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = ["add_arguments", "analytic_memoryless_mse", "run"]
 
@@ -62,16 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", required=True, help="a folder written by `assembly-gym leworld train`"
     )
     parser.add_argument(
-        "--memoryless-epochs",
-        type=POSITIVE_INT,
-        default=None,
+        "--memoryless-epochs", type=POSITIVE_INT, default=None,
         help="epochs of the memory-less MLP (default: phase 1 + phase 2 epochs)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--still-control",
-        action="store_true",
+        "--still-control", action="store_true",
         help="also fit the memory-less MLP on the same world with still regions",
-    )
+    )  # fmt: skip
     parser.set_defaults(seed=None, threads=1)
 
 
@@ -85,30 +71,27 @@ def run(args: argparse.Namespace) -> None:
     floor = noise_floor(test)
     started = time.perf_counter()
     epochs = args.memoryless_epochs or config.phase1_epochs + config.phase2_epochs
-    baseline = fit_memoryless(
-        world, system, data, epochs=epochs, seed=seed, progress=not args.quiet
-    )
+    fit = functools.partial(fit_memoryless, epochs=epochs, seed=seed, progress=not args.quiet)
+    baseline = fit(world, system, data)
     baseline_seconds = time.perf_counter() - started
+    system_name = "LeWorld system" + (" (with info request)" if system.use_query else "")
     rows = {
-        "LeWorld system" + (" (with info request)" if system.use_query else ""): sequence_mse(
-            system, test
-        ),
+        system_name: sequence_mse(system, test),
         "LeWorld, no info request": sequence_mse(system, test, use_query=False),
         "(a) memory-less MLP, equal size": sequence_mse(baseline, test),
         "(a') analytic, no memory": analytic_memoryless_mse(world, data.train, test),
         "(b) noise floor (true dynamics)": floor,
         "(b) trained BLM, oracle reads": sequence_mse(system, test, read_mode="oracle"),
-        "(c) trained system, random reads": sequence_mse(
-            system, test, read_mode="random", seed=seed
-        ),
-    }
+        "(c) trained system, random reads": sequence_mse(system, test, read_mode="random",
+                                                         seed=seed),
+    }  # fmt: skip
     cfg = world.config
     size = sum(p.numel() for p in system.parameters())
     print(
         f"World: {cfg.difficulty}, {cfg.population} memory of {cfg.num_words} × {cfg.word_size} "
-        f"bits "
-        f"(memory seed {cfg.memory_seed}), hopping regions: {cfg.hopping}; {len(test)} held-out "
-        f"sequences × {cfg.sequence_length} steps (data seed {seed}); checkpoint {args.checkpoint}"
+        f"bits (memory seed {cfg.memory_seed}), hopping regions: {cfg.hopping}; {len(test)} "
+        f"held-out sequences × {cfg.sequence_length} steps (data seed {seed}); checkpoint "
+        f"{args.checkpoint}"
     )
     print(
         f"LeWorld parameters {size:,}; memory-less MLP "
@@ -121,7 +104,7 @@ def run(args: argparse.Namespace) -> None:
     for name, values in rows.items():
         print(f"| {name} | {values.mean():.5f} | {values.mean() / floor.mean():.2f} |")
     print()
-    system_mse = next(iter(rows.values()))
+    system_mse = rows[system_name]
     print("Paired differences (system − other), mean and 95 % CI over held-out sequences:")
     print("| other | difference | 95 % CI |")
     print("|---|---|---|")
@@ -149,9 +132,7 @@ def run(args: argparse.Namespace) -> None:
         still_data = make_datasets(still, config, seed)
         # the same size as `system`
         still_system = LeWorldSystem(still.config, still.memory, config, seed=seed)
-        control = fit_memoryless(
-            still, still_system, still_data, epochs=epochs, seed=seed, progress=not args.quiet
-        )
+        control = fit(still, still_system, still_data)
         mse = sequence_mse(control, still_data.test)
         print(
             f"Control, still regions (hopping=False): memory-less MLP MSE {mse.mean():.5f} = "

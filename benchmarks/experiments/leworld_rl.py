@@ -1,13 +1,9 @@
 """An RL agent (SB3 PPO) choosing reads on ``assembly/MemoryDynamics-v0``, beside fixed readers.
 
-The env is the world of a trained LeWorld checkpoint (same memory, difficulty and sizes).
-PPO (``MlpPolicy``, SB3 defaults) learns from the env's reward (minus the MSE of the
-prediction its read allows). Every reader is then scored on the same held-out episodes
-(env seeds 10,000 …): mean reward per step with a 95 % t interval over episodes, the
-fraction of reads that overlap a relevant window, and the mean noise floor (the reward of a
-perfect read on easy). Readers: uniform random reads, PPO (deterministic), the trained SLM
-(the read of the most confident small model) and the oracle (the window of the first
-relevant region: the best single read).
+PPO learns from the env's reward in the world of a trained LeWorld ``--checkpoint``; every
+reader (random reads, PPO, the trained SLM's most confident read, the oracle's first relevant
+window) is scored on the same held-out episodes (env seeds 10,000 …): mean reward per step
+with a 95 % t interval over episodes, hit rate, and the mean noise floor.
 
 Run: ``assembly-gym experiment leworld_rl --checkpoint runs/leworld [--timesteps 200000]``
 """
@@ -23,34 +19,25 @@ from scipy import stats
 from stable_baselines3 import PPO
 
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, Number
-from assembly_gym.envs.memory import MemoryDynamicsEnv
-from assembly_gym.world_models.leworld import LeWorldModel
+from assembly_gym.benchmarks.suites.memory import EVAL_SEED, first_window, play
+from assembly_gym.envs.memory import MemoryDynamicsEnv, MemoryWorld
+from assembly_gym.world_models.leworld.model import LeWorldModel
 
 __all__ = ["add_arguments", "evaluate_reader", "run"]
 
 Reader = Callable[[np.ndarray, MemoryDynamicsEnv], np.ndarray]
-_EVAL_SEED = 10_000
 
 
-def evaluate_reader(reader: Reader, env: MemoryDynamicsEnv, episodes: int) -> dict[str, float]:
+def evaluate_reader(reader: Reader, world: MemoryWorld, episodes: int) -> dict[str, float]:
     """Mean reward per step (with a 95 % CI over episodes), hit rate and noise floor."""
-    rewards, hits, floors = [], [], []
-    for e in range(episodes):
-        obs, _ = env.reset(seed=_EVAL_SEED + e)
-        done, episode_rewards = False, []
-        while not done:
-            obs, reward, done, _, info = env.step(reader(obs, env))
-            episode_rewards.append(reward)
-            hits.append(info["hit"])
-            floors.append(info["noise_floor"])
-        rewards.append(np.mean(episode_rewards))
-    means = np.asarray(rewards)  # one per episode
+    scores = play(world, range(EVAL_SEED, EVAL_SEED + episodes), reader).scores
+    means = scores["reward"]  # one per episode
     half = stats.t.ppf(0.975, len(means) - 1) * means.std(ddof=1) / np.sqrt(len(means))
     return {
         "reward": float(means.mean()),
         "half_width": float(half),
-        "hit_rate": float(np.mean(hits)),
-        "noise_floor": float(np.mean(floors)),
+        "hit_rate": float(scores["hit_rate"].mean()),
+        "noise_floor": float(scores["noise_floor"].mean()),
     }
 
 
@@ -59,57 +46,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoint", required=True, help="a folder written by `assembly-gym leworld train`"
     )
-    parser.add_argument(
-        "--timesteps",
-        type=POSITIVE_INT,
-        default=200_000,
-        help="PPO training steps (default 200,000)",
-    )
-    parser.add_argument(
-        "--episodes",
-        type=Number(int, low=2),  # the interval's standard deviation needs two
-        default=200,
-        help="held-out evaluation episodes (default 200)",
-    )
+    parser.add_argument("--timesteps", type=POSITIVE_INT, default=200_000,
+                        help="PPO training steps (default 200,000)")  # fmt: skip
+    # --episodes: the interval's standard deviation needs two
+    parser.add_argument("--episodes", type=Number(int, low=2), default=200,
+                        help="held-out evaluation episodes (default 200)")  # fmt: skip
     parser.set_defaults(threads=1)
 
 
 def run(args: argparse.Namespace) -> None:
     """Train PPO, evaluate every reader on the same episodes, print the table."""
     leworld = LeWorldModel.load(args.checkpoint)
-    env = MemoryDynamicsEnv(world=leworld.world)
     started = time.perf_counter()
-    model = PPO(
-        "MlpPolicy", MemoryDynamicsEnv(world=leworld.world), seed=args.seed, verbose=0, device="cpu"
-    )
+    model = PPO("MlpPolicy", MemoryDynamicsEnv(world=leworld.world), seed=args.seed, verbose=0,
+                device="cpu")  # fmt: skip
     model.learn(total_timesteps=args.timesteps)
     ppo_minutes = (time.perf_counter() - started) / 60
     sample_rng = np.random.default_rng(args.seed)
-    nvec = env.action_space.nvec
+    nvec = MemoryDynamicsEnv(world=leworld.world).action_space.nvec
 
-    def oracle(obs: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
-        start, length = env.relevant_windows()[0]
-        return np.array([start // 256, start % 256, length - 1])
+    def ppo(obs: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
+        return model.predict(obs, deterministic=True)[0]
 
     readers: dict[str, Reader] = {
         "random reads": lambda obs, env: (sample_rng.random(3) * nvec).astype(np.int64),
-        f"PPO ({args.timesteps:,} steps)": lambda obs, env: model.predict(obs, deterministic=True)[
-            0
-        ],
+        f"PPO ({args.timesteps:,} steps)": ppo,
         "trained SLM (most confident)": lambda obs, env: leworld.choose_reads(obs)[0],
-        "oracle (first relevant window)": oracle,
+        "oracle (first relevant window)": first_window,
     }
     cfg = leworld.world_config
     print(
         f"MemoryDynamics-v0 ({cfg.difficulty}, {cfg.population} memory of {cfg.num_words} words), "
-        f"{args.episodes} held-out episodes (env seeds {_EVAL_SEED}…), PPO seed {args.seed}, "
+        f"{args.episodes} held-out episodes (env seeds {EVAL_SEED}…), PPO seed {args.seed}, "
         f"PPO training {ppo_minutes:.1f} min"
     )
     print("| reader | mean reward per step | 95 % CI | hit rate |")
     print("|---|---|---|---|")
     floor = None
     for name, reader in readers.items():
-        result = evaluate_reader(reader, env, args.episodes)
+        result = evaluate_reader(reader, leworld.world, args.episodes)
         floor = result["noise_floor"]
         low, high = result["reward"] - result["half_width"], result["reward"] + result["half_width"]
         print(

@@ -1,27 +1,15 @@
 """imitation's MCE-IRL on roll calls against our linear MaxEnt IRL: same model, same votes.
 
 The synthetic suite's ``imitation MCE-IRL`` row
-(:class:`assembly_gym.agents.imitation_agents.MCEIRLAgent`) encodes each country's last
-``--max-decisions`` training roll calls as a tabular MDP whose state reward is a reward over
-φ(s, a) (:func:`assembly_gym.irl.imitation_compat.decision_mdp`), so that imitation learns a
-multinomial logit. This experiment checks that claim on the embedded synthetic assembly
-(default configuration, ``--seed``; train sessions 1–15, test 16–20; ``--quick``: the
-suite's small assembly) for the suite's first ``--countries`` countries, all fitted on the
-same decisions:
-
-* imitation's MCEIRL as the agent runs it (Adam, lr 0.01, 1,000 steps, weight decay
-  ``l2 / N``: a Gaussian prior of precision ``--l2`` on the raw-feature weights);
-* our exact linear MaxEnt IRL (:func:`assembly_gym.irl.maxent.fit_maxent`, L-BFGS) with the
-  same prior — the optimum imitation's steps should reach: the table gives the gap of imitation's
-  penalised log-likelihood per vote to it and the largest weight difference;
-* :class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent` (standardised features, λ = 10, shrinkage
-  toward the countries' pooled fit) on the same windows, and on all training votes (the
-  suite's ``maxent-irl (linear)`` row);
-* the per-country majority and a uniform guess, for scale.
-
-Printed: held-out log-loss (test sessions, the countries' every vote), accuracy and fit time
-per method, summed over the countries. One BLAS and torch thread for every method (the
-default ``--threads 1``).
+(:class:`assembly_gym.agents.imitation_agents.MCEIRLAgent`) learns a multinomial logit from
+each country's last ``--max-decisions`` training roll calls. On the embedded synthetic
+assembly (``--quick``: the suite's small one) for its first ``--countries`` countries, all on
+the same decisions: imitation's MCEIRL as the agent runs it (prior precision ``--l2``); our
+exact L-BFGS fit with the same prior (the optimum imitation should reach: the gap of its
+penalised log-likelihood per vote and the largest weight difference); the
+:class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent` on the same windows and on all
+training votes; the majority and a uniform guess. Printed: held-out log-loss, accuracy and
+fit time per method (one thread each, ``--threads 1``).
 
 Run: ``assembly-gym experiment mce_irl_rollcall [--countries 10] [--max-decisions 200] [--seed 0]``
 """

@@ -1,25 +1,13 @@
 """Env steps per second of every ``assembly/`` env, single and vectorised, beside CartPole-v1.
 
-Single envs are made with ``gym.make`` (default wrappers); ``Simulator-v0`` runs twice, with
-an empirical model and with a small MLP ensemble, each fitted once on the synthetic
-resolutions. Every env with a native batched version (each id of
-:data:`~assembly_gym.envs.registration.VECTOR_ENTRY_POINTS`, so new ones appear by
-themselves) is also run vectorised, at each ``--num-envs`` size, two ways under the
-statistics wrapper (``RecordEpisodeStatistics``, as in training) and the same-step autoreset
-rule (the one both Gymnasiums have): the native version
-(:func:`~assembly_gym.envs.registration.make_native_vec`) and Gymnasium's ``SyncVectorEnv``
-of the single env. Each env is stepped with a fixed action that is valid in every state, so
-the loop measures the env, not an agent; a vectorised step of N sub-envs counts as N steps.
-The multi-agent ``assembly_v0`` (every member state votes at each step) is measured in agent
-decisions per second, as ``parallel_env`` (:func:`measure_agents`) and batched at each
-``--num-envs`` size (``vector_env``, :func:`measure_agents_vector`), the latter also in
-assembly steps per second (N per vector step). All in the same run, and every rate is printed
-as a ratio to CartPole-v1's single-env rate, beside the goal of issue 16 where it sets one.
-
-A Deliberation-v0 step also draws the response of every other country (40 on the synthetic
-default): its rate is also printed in country decisions per second. Last, the cost of
-recording: milliseconds per "rgb_array" frame of each single env, one frame after every step,
-beside its milliseconds per step.
+Each env is stepped with a fixed action valid in every state (the loop measures the env);
+``Simulator-v0`` runs with an empirical model and a small MLP ensemble. Every id of
+:data:`~assembly_gym.envs.registration.VECTOR_ENTRY_POINTS` is also run at each
+``--num-envs`` size, native and as Gymnasium's ``SyncVectorEnv``, both same-step under
+``RecordEpisodeStatistics`` (a step of N sub-envs counts as N). ``assembly_v0`` is measured in
+agent decisions per second, as ``parallel_env`` and ``vector_env``. Every rate is printed as a
+ratio to CartPole-v1's single-env rate, beside issue 16's goal; then Deliberation-v0 in
+country decisions per second, and the milliseconds per "rgb_array" frame of each single env.
 
 Run: ``assembly-gym experiment throughput [--seconds 3] [--num-envs 64 1024]``
 """
@@ -93,7 +81,8 @@ def _model(kind: str) -> Any:
     The MLP ensemble has the default architecture (5 members, 32 × 32) and trains one short
     epoch on a tenth of the resolutions: its step costs what a fully trained one's costs.
     """
-    from assembly_gym.world_models import EmpiricalModel, MLPEnsemble, deliberation_transitions
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
+    from assembly_gym.world_models import EmpiricalModel, MLPEnsemble
 
     data = deliberation_transitions()
     if kind == "empirical":

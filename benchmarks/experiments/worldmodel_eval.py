@@ -1,22 +1,13 @@
 """World models on held-out resolutions: ``EmpiricalModel`` and ``MLPEnsemble`` side by side.
 
-Two data sets, one run:
-
-* the synthetic default (all 96,000 ``Deliberation-v0`` transitions of the embedded
-  assembly; ``--sessions``: a shorter assembly, for a smoke test), split 60/20/20 by
-  resolution (seeded);
-* the real votes (every plenary transition of a member country, sessions 1–69; ``--data``,
-  else the data folder's, when there is one): train and validation (80/20 by resolution) on
-  sessions ≤ 60, test on sessions 61–69.
-
-Both models fit on the same training part; the ensemble stops early on the validation part;
-both are scored by :func:`assembly_gym.world_models.evaluation.evaluate_world_model` on the
-test part.
-The goals of issue 4 are checked and printed with the figures; on the synthetic data the
-goal figures are repeated for more split and model seeds (160 test resolutions make the
-adoption rate itself uncertain by about 2 percentage points). For context on the real
-test, the real yes-share distribution of the last training sessions is compared with the
-test one (how much the tallies themselves shift over time).
+Two data sets: the synthetic default (all ``Deliberation-v0`` transitions of the embedded
+assembly, ``--sessions`` a shorter one; split 60/20/20 by resolution) and, when there are,
+the real votes (``--data``; train and validation 80/20 by resolution on sessions ≤ 60,
+test 61–69). Both models fit on the training part (the ensemble stops early on the
+validation part) and are scored by
+:func:`~assembly_gym.world_models.evaluation.evaluate_world_model` on the test part, with
+issue 4's goals; the synthetic goal figures are repeated for ``--spread-seeds``, and the
+real test is put beside the shift of the real yes shares over time.
 
 Run: ``assembly-gym experiment worldmodel_eval [--env Deliberation-v0] [--seed 0] [--threads 1]``
 """
@@ -33,12 +24,16 @@ import numpy as np
 import torch
 from scipy import stats
 
-from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED
-from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
+from assembly_gym.benchmarks.commands.arguments import SEED
+from assembly_gym.benchmarks.experiments import (
+    add_data_argument,
+    add_model_arguments,
+    real_votes,
+    synthetic_assembly,
+)
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
-from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.world_models.base import Transitions
+from assembly_gym.core.transitions import Transitions
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.evaluation import (
     METRIC_LABELS,
@@ -48,7 +43,7 @@ from assembly_gym.world_models.evaluation import (
 )
 from assembly_gym.world_models.heads import HeadModel
 from assembly_gym.world_models.mlp import MLPEnsemble
-from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions, split_transitions
+from assembly_gym.world_models.transitions import env_transitions, modelled_envs, split_transitions
 
 __all__ = ["add_arguments", "compare", "goal_lines", "run", "seed_spread"]
 
@@ -175,22 +170,13 @@ def seed_spread(env: str, data: Any, seeds: Sequence[int], args: argparse.Namesp
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The env, the extra seeds, the real data and the ensemble's epoch limit."""
-    parser.add_argument("--env", default="Deliberation-v0", choices=ENV_NAMES)
+    parser.add_argument("--env", default="Deliberation-v0", choices=modelled_envs())
     parser.add_argument("--spread-seeds", type=SEED, nargs="*", default=[1, 2],
                         help="more seeds for the synthetic goal figures (none: skip)")  # fmt: skip
     add_data_argument(parser)
     parser.add_argument("--no-real", action="store_true", help="skip the real votes")
-    parser.add_argument(
-        "--max-epochs",
-        type=POSITIVE_INT,
-        default=40,
-        help="the ensemble's epoch limit (default 40)",
-    )
-    parser.add_argument(
-        "--sessions",
-        type=POSITIVE_INT,
-        default=None,
-        help="sessions of the synthetic assembly (default 20; RollCall-v0: at least 4)",
+    add_model_arguments(
+        parser, sessions="sessions of the synthetic assembly (default 20; RollCall-v0: at least 4)"
     )
 
 
@@ -211,11 +197,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"# World models on held-out data ({args.env})")
     print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}; torch "
           f"{torch.__version__}, {args.threads or torch.get_num_threads()} thread(s)")  # fmt: skip
-    synthetic = (
-        None
-        if args.sessions is None
-        else generate_assembly(SyntheticConfig(n_sessions=args.sessions))
-    )
+    synthetic = synthetic_assembly(args)
     report(args.env, synthetic, args, real=False)
     if args.spread_seeds:
         seed_spread(args.env, synthetic, [args.seed, *args.spread_seeds], args)

@@ -1,25 +1,14 @@
 """Rollout consistency: PPO trained in ``Simulator-v0`` and in the data-driven env.
 
-Data: the synthetic default assembly (its resolution records have all three stages;
-``--sessions``: a shorter one, for a smoke test). A
-``MLPEnsemble`` (``--seed``: of the model and the split) is trained on 60 % of the
-resolutions (20 % for early stopping) and run as
-``assembly/Simulator-v0``; ``assembly/Deliberation-v0`` is the data-driven env (other
-countries from its frequency tables fitted on all records). Episodes start from a random
-country and resolution in both.
-
-Reward (the same function in both envs): vote with the winning side — at a vote (committee
-and plenary), +1 for a YES or NO vote on the winning side of s' (yes wins when its share
-exceeds the no share), −1 on the losing side, 0 for abstaining, not voting and at the draft
-stage. The best return is 2 per episode; an agent must foresee close votes.
-
-Agents: stable-baselines3 PPO (``MlpPolicy``, the same hyperparameters: ``--learning-rate``,
-``--n-steps``, ``--ent-coef``, ``--gamma``, or ``--config`` with the best.json of
-``assembly-gym sweep ppo``), one per env and seed of ``--seeds``, ``--timesteps`` steps each.
-Every agent (deterministic) and two baselines (a random valid action; always YES at votes)
-are evaluated for ``--episodes`` episodes in both envs with the same evaluation seeds.
-Goal: the agent trained in the simulator reaches a return in the data-driven env
-within 5 % of the agent trained there.
+An ``MLPEnsemble`` is trained on 60 % of the synthetic default assembly's resolutions (20 %
+for early stopping; ``--sessions``: a shorter assembly) and run as ``Simulator-v0``;
+``Deliberation-v0`` is the data-driven env. Reward in both: vote with the winning side of s'
+(+1 for a YES or NO vote on it, −1 on the losing side, else 0; at most 2 per episode). SB3
+PPO (``--learning-rate``, ``--n-steps``, ``--ent-coef``, ``--gamma``, or ``--config`` with
+``assembly-gym sweep ppo``'s best.json) is trained in each env per seed of ``--seeds``;
+every agent and two baselines (a random valid action; always YES) are evaluated for
+``--episodes`` episodes in both envs. Goal: the agent trained in the simulator is within 5 %
+of the agent trained in the data env, both evaluated there.
 
 Run: ``assembly-gym experiment worldmodel_ppo [--seeds 0 1 2] [--timesteps 30000]``
 """
@@ -44,11 +33,13 @@ from assembly_gym.benchmarks.commands.arguments import (
     Number,
     add_config_flag,
 )
+from assembly_gym.benchmarks.experiments import add_model_arguments, synthetic_assembly
 from assembly_gym.core.layout import ObservationLayout
+from assembly_gym.envs.legislative.data import ADOPTION
 from assembly_gym.envs.legislative.spaces import Action
-from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.legislative.transitions import deliberation_transitions
 from assembly_gym.world_models.mlp import MLPEnsemble
-from assembly_gym.world_models.transitions import deliberation_transitions, split_transitions
+from assembly_gym.world_models.transitions import split_transitions
 
 __all__ = ["WinningSide", "add_arguments", "evaluate_policy", "ppo_settings", "run"]
 
@@ -68,7 +59,7 @@ class WinningSide:
             if obs[index] > 0.5:
                 yes, no = next_obs[self.shares[name]]
                 if action in (Action.YES, Action.NO):
-                    return 1.0 if (action == Action.YES) == (yes > no) else -1.0
+                    return 1.0 if (action == Action.YES) == ADOPTION.passed(yes, no) else -1.0
         return 0.0
 
 
@@ -140,18 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=2000,
         help="evaluation episodes",
     )
-    parser.add_argument(
-        "--max-epochs",
-        type=POSITIVE_INT,
-        default=40,
-        help="the ensemble's epoch limit (default 40)",
-    )
-    parser.add_argument(
-        "--sessions",
-        type=POSITIVE_INT,
-        default=None,
-        help="sessions of the synthetic assembly (default 20)",
-    )
+    add_model_arguments(parser, sessions="sessions of the synthetic assembly (default 20)")
     ppo = parser.add_argument_group("PPO hyperparameters (`assembly-gym sweep ppo` tunes them)")
     ppo.add_argument("--learning-rate", type=POSITIVE, default=3e-4, help="(default 3e-4)")
     ppo.add_argument("--n-steps", type=Number(int, low=2), default=512,
@@ -166,11 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     """Train, evaluate and print the returns table and the goal."""
     start = time.perf_counter()
-    data = (
-        None
-        if args.sessions is None
-        else generate_assembly(SyntheticConfig(n_sessions=args.sessions))
-    )
+    data = synthetic_assembly(args)
     train, validation, _ = split_transitions(deliberation_transitions(data), seed=args.seed)
     model = MLPEnsemble(seed=args.seed, max_epochs=args.max_epochs).fit(
         train, validation=validation

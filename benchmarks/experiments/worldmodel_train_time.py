@@ -1,10 +1,8 @@
 """Train time of each world model on all real transitions of sessions 1–69.
 
-Every model fits on every transition of the real votes (``Deliberation-v0``: the plenary
-step of every member country on every whole resolution; ``RollCall-v0``: every vote); the
-ensemble holds out 20 % of the resolutions (sessions) for early stopping, as its ``fit``
-does without a validation set. Times are wall-clock seconds of ``fit`` alone (building the
-transitions is timed separately).
+Every model fits on every real transition (``Deliberation-v0``: the plenary step of every
+member on every whole resolution; ``RollCall-v0``: every vote); the ensemble holds out 20 %
+for early stopping as its ``fit`` does. Wall-clock seconds of building and of ``fit``.
 
 Run: ``assembly-gym experiment worldmodel_train_time [--env all] [--threads 1] [--data DIR]``
 """
@@ -17,25 +15,19 @@ import time
 
 import torch
 
-from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
-from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
+from assembly_gym.benchmarks.experiments import add_data_argument, add_model_arguments, real_votes
 from assembly_gym.world_models.empirical import EmpiricalModel
 from assembly_gym.world_models.mlp import MLPEnsemble
-from assembly_gym.world_models.transitions import ENV_NAMES, env_transitions
+from assembly_gym.world_models.transitions import env_transitions, modelled_envs
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The env, the data and the ensemble's epoch limit."""
-    parser.add_argument("--env", default="Deliberation-v0", choices=(*ENV_NAMES, "all"))
+    parser.add_argument("--env", default="Deliberation-v0", choices=(*modelled_envs(), "all"))
     add_data_argument(parser)
-    parser.add_argument(
-        "--max-epochs",
-        type=POSITIVE_INT,
-        default=40,
-        help="the ensemble's epoch limit (default 40)",
-    )
+    add_model_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -46,7 +38,7 @@ def run(args: argparse.Namespace) -> None:
     print(
         f"{'env':<16} {'model':<15} {'transitions':>12} {'build s':>8} {'fit s':>8} {'epochs':>7}"
     )
-    for env in ENV_NAMES if args.env == "all" else (args.env,):
+    for env in modelled_envs() if args.env == "all" else (args.env,):
         start = time.perf_counter()
         transitions = env_transitions(env, folder)
         built = time.perf_counter() - start

@@ -16,15 +16,13 @@ from assembly_gym.benchmarks.suites.base import (
     Truth,
     run_suite,
 )
-from assembly_gym.benchmarks.suites.deliberation import DELIBERATION
 from assembly_gym.benchmarks.suites.episodic import EpisodicRunner, EpisodicSpec
-from assembly_gym.benchmarks.suites.memory import MEMORY
-from assembly_gym.benchmarks.suites.rollcall import SYNTHETIC, UNVOTES
+from assembly_gym.envs.family import FAMILIES, resolve
 
 SUITES: dict[str, Suite] = {
-    suite.name: suite for suite in (SYNTHETIC, UNVOTES, DELIBERATION, MEMORY)
+    name: resolve(suite) for family in FAMILIES.values() for name, suite in family.suites.items()
 }
-"""Every suite, by name."""
+"""Every suite, by name: those the env families name (:attr:`EnvFamily.suites`)."""
 
 __all__ = [
     "SUITES",

@@ -1,23 +1,15 @@
 """What a benchmark suite is, and how one runs.
 
 A :class:`Suite` is declarative: a name, a task builder (data, split, env), the agents and
-the metrics. :func:`run_suite` builds the :class:`Task` — every agent sees the same
-training demonstrations and is scored on the same held-out decisions — splits the work into
-(agent, countries) units, hands them to an :class:`~assembly_gym.benchmarks.executor.Executor`, and
-scores the predictions with bootstrap intervals over roll calls and a paired test against
-the best baseline. Where some agents ran on fewer countries (``AgentSpec.max_countries``), the
-result also scores every agent on the countries all of them ran on (:class:`CommonSubset`),
-so that one table compares them on the same decisions.
-
-Work units are small descriptors (:class:`Unit`: suite, options, agent, countries); the task
-goes to the executor once, beside them, and a worker that did not get it rebuilds it from
-the descriptor (cached per process), so every executor — this process, local processes, a
-Ray cluster — runs the suites unchanged. A unit that an executor gave up on (Ray, after its
-retries) leaves its agent unscored: the agent's row has no scores and a ``note`` saying why.
-
-Suites that are not scored by class labels (an episodic env scored by reward and
-prediction error) supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`) that
-returns the same :class:`SuiteResult`, with its own metrics and header.
+the metrics. :func:`run_suite` builds the :class:`Task` (every agent sees the same training
+demonstrations and is scored on the same held-out decisions), splits the work into (agent,
+countries) units for an :class:`~assembly_gym.benchmarks.executor.Executor`, and scores the
+predictions with bootstrap intervals over roll calls and a paired test against the best
+baseline; where some agents ran on fewer countries, also on the countries all of them ran on
+(:class:`CommonSubset`). A :class:`Unit` is a small descriptor: a worker that did not get the
+task rebuilds it (cached per process), so every executor runs the suites unchanged, and a
+unit the executor gave up on leaves its agent's row unscored, with a ``note``. Suites not
+scored by class labels supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`).
 """
 
 from __future__ import annotations
@@ -73,9 +65,8 @@ FitFn = Callable[["Task", Sequence[str]], Mapping[str, Agent]]
 def single_threaded(function: Callable[P, R]) -> Callable[P, R]:
     """``function`` run on one thread (BLAS, and torch's OpenMP; restored after).
 
-    For learners with small networks that do not limit their threads themselves: on the
-    2-core reference machine, busy with other work, torch's second thread made imitation's BC
-    about 4× slower, and the LeWorld and PPO steps of the memory suite many times slower.
+    For small networks: on the busy 2-core reference machine, torch's second thread made
+    imitation's BC about 4× slower, and the memory suite's LeWorld and PPO many times slower.
     """
 
     @functools.wraps(function)
@@ -224,10 +215,7 @@ class Suite(Generic[TaskT]):
 
 @dataclass(frozen=True)
 class CommonSubset:
-    """Every scored agent re-scored on the countries all of them ran on.
-
-    A suite's table puts agents run on all countries beside agents run on the first few
-    (``AgentSpec.max_countries``); this is the like-for-like comparison.
+    """Every scored agent re-scored on the countries all of them ran on (like for like).
 
     Attributes:
         countries: the countries every scored agent ran on, in task order (empty: none).
@@ -294,11 +282,7 @@ class SuiteResult:
     common: CommonSubset | None = None
 
     def tables(self) -> list[tuple[str, pd.DataFrame]]:
-        """The result's tables with a caption each: (caption, table), the main table first.
-
-        Where the agents ran on different countries, the second is :attr:`common` (no rows
-        where no country is common: its caption says so).
-        """
+        """(caption, table) of the main table, then of :attr:`common` where there is one."""
         if self.common is None:
             return [("Held-out scores of every agent", self.table)]
         return [
@@ -308,10 +292,7 @@ class SuiteResult:
         ]  # fmt: skip
 
     def header_text(self) -> str:
-        """The text above the tables (default: split, balance and chance); lines, no Markdown.
-
-        Where the agents ran on different countries, it says so.
-        """
+        """The text above the tables (default: split, balance and chance); lines, no Markdown."""
         fewer = ""
         if self.common is not None:
             fewer = (
@@ -338,11 +319,7 @@ class SuiteResult:
         return [f"Not run: {name} ({why})." for name, why in self.skipped.items()]
 
     def to_markdown(self) -> str:
-        """The tables as Markdown under :meth:`header_text`, then :meth:`not_run`.
-
-        Where the agents ran on different countries, the common subset's table follows the
-        main one, under its caption.
-        """
+        """The tables as Markdown under :meth:`header_text`, then :meth:`not_run`."""
         from assembly_gym.benchmarks.report import markdown_table
 
         parts = [self.header_text(), markdown_table(self.table)]
@@ -407,12 +384,7 @@ class Unit:
 
 
 def _run_unit(unit: Unit, task: Task | None = None) -> _Predictions:
-    """Fit one agent on some countries and predict their held-out decisions.
-
-    Args:
-        unit: the agent and countries.
-        task: the suite's task (None: rebuilt from the unit, once per process).
-    """
+    """Fit one agent on the unit's countries and predict their held-out decisions."""
     task = unit.task(task)
     spec = {s.name: s for s in _agent_specs(unit.suite, task, unit.options)}[unit.agent]
     countries = unit.countries
@@ -570,12 +542,9 @@ def _common_subset(
     suite: Suite, task: Task, options: Options, specs: Mapping[str, AgentSpec],
     predictions: Mapping[str, _Predictions], rng: np.random.Generator,
 ) -> CommonSubset | None:  # fmt: skip
-    """Every scored agent re-scored on the countries all of them ran on.
+    """Every scored agent re-scored on the countries all of them ran on (None: all ran on the same).
 
-    Returns:
-        None where every scored agent ran on the same countries; else the subset (in task
-        order), with a table of the main table's columns and the paired test on the subset
-        (its best baseline picked on the subset); an empty table where no country is common.
+    The paired test's best baseline is picked on them; no rows where no country is common.
     """
     if len({frozenset(p.countries) for p in predictions.values()}) <= 1:
         return None
@@ -600,10 +569,7 @@ def _common_subset(
 def _with_failed(
     rows: list[dict[str, Any]], failed: Mapping[str, dict[str, Any]], order: Sequence[str]
 ) -> pd.DataFrame:
-    """The table of scored rows and failed rows (NaN scores, a ``note``), in ``order``.
-
-    Without failures the table is the scored rows as they are (no ``note`` column).
-    """
+    """The scored and the failed rows (NaN scores, a ``note``) in ``order``; no failure, no note."""
     if not failed:
         return pd.DataFrame(rows)
     columns = list(dict.fromkeys(key for row in [*rows, *failed.values()] for key in row))

@@ -10,8 +10,9 @@ learner run on the first k countries only says so in its ``countries`` column.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from assembly_gym.agents.base import Agent
 from assembly_gym.agents.baselines import (
     AlwaysYesAgent,
     IssueMajorityAgent,
@@ -65,26 +66,15 @@ def baseline_specs(
     most similar earlier roll call, and scikit-learn's logistic regression.
     """
     n, layout = task.n_actions, task.layout
-    return [
-        AgentSpec("random", per_country(lambda t: RandomAgent(n, layout)), baseline=True),
-        AgentSpec(
-            "always-yes",
-            per_country(lambda t: AlwaysYesAgent(n, layout, yes_action=yes_action)),
-            baseline=True,
-        ),
-        AgentSpec("majority", per_country(lambda t: MajorityAgent(n, layout)), baseline=True),
-        AgentSpec(
-            "issue-majority", per_country(lambda t: IssueMajorityAgent(n, layout)), baseline=True
-        ),
-        AgentSpec(
-            "last-similar-vote",
-            per_country(lambda t: SimilarVoteAgent(n, layout, vote_actions=vote_actions)),
-            baseline=True,
-        ),
-        AgentSpec(
-            "logistic (sklearn)", per_country(lambda t: LogisticAgent(n, layout)), baseline=True
-        ),
-    ]
+    makers: dict[str, Callable[[Task], Agent]] = {
+        "random": lambda t: RandomAgent(n, layout),
+        "always-yes": lambda t: AlwaysYesAgent(n, layout, yes_action=yes_action),
+        "majority": lambda t: MajorityAgent(n, layout),
+        "issue-majority": lambda t: IssueMajorityAgent(n, layout),
+        "last-similar-vote": lambda t: SimilarVoteAgent(n, layout, vote_actions=vote_actions),
+        "logistic (sklearn)": lambda t: LogisticAgent(n, layout),
+    }
+    return [AgentSpec(name, per_country(make), baseline=True) for name, make in makers.items()]
 
 
 def irl_spec(task: Task, *, l2: float = 10.0) -> AgentSpec:
@@ -114,15 +104,9 @@ def neural_irl_spec(task: Task, options: Options, *, epochs: int = 300) -> Agent
     def make(task: Task):
         from assembly_gym.agents.irl_agent import NeuralMaxEntIRLAgent
 
-        return NeuralMaxEntIRLAgent(
-            task.n_actions,
-            task.layout,
-            hidden=(options.neural_width,),
-            l2=options.neural_weight_decay,
-            epochs=epochs,
-            seed=task.seed,
-            device=options.device,
-        )
+        return NeuralMaxEntIRLAgent(task.n_actions, task.layout, hidden=(options.neural_width,),
+                                    l2=options.neural_weight_decay, epochs=epochs, seed=task.seed,
+                                    device=options.device)  # fmt: skip
 
     return AgentSpec("maxent-irl (neural)", per_country(make), budget=f"{epochs} epochs")
 
@@ -140,28 +124,19 @@ def mce_irl_spec(
     def make(task: Task):
         from assembly_gym.agents.imitation_agents import MCEIRLAgent
 
-        return MCEIRLAgent(
-            task.n_actions,
-            task.layout,
-            max_decisions=max_decisions,
-            max_iter=max_iter,
-            seed=task.seed,
-        )
+        return MCEIRLAgent(task.n_actions, task.layout, max_decisions=max_decisions,
+                           max_iter=max_iter, seed=task.seed)  # fmt: skip
 
-    return AgentSpec(
-        "imitation MCE-IRL",
-        per_country(make),
-        max_countries=max_countries,
-        requires="imitation",
-        budget=f"last {max_decisions} votes, ≤{max_iter} steps",
-    )
+    budget = f"last {max_decisions} votes, ≤{max_iter} steps"
+    return AgentSpec("imitation MCE-IRL", per_country(make), max_countries=max_countries,
+                     requires="imitation", budget=budget)  # fmt: skip
 
 
 def debate_spec(task: Task) -> AgentSpec:
     """The debate allocator (tendency mixture calibrated by adversarial debate)."""
 
     def make(task: Task):
-        from assembly_gym.agents.debate import DebateAllocatorAgent
+        from assembly_gym.agents.debate.agent import DebateAllocatorAgent
 
         return DebateAllocatorAgent(task.n_actions, task.layout, seed=task.seed)
 
@@ -180,13 +155,9 @@ def bc_spec(task: Task, *, max_countries: int | None = None, n_epochs: int = 20)
 
         return BCAgent(task.n_actions, task.layout, n_epochs=n_epochs, seed=task.seed)
 
-    return AgentSpec(
-        "imitation BC",
-        single_threaded(per_country(make)),
-        max_countries=max_countries,
-        requires="imitation",
-        budget=f"{n_epochs} epochs",
-    )
+    return AgentSpec("imitation BC", single_threaded(per_country(make)),
+                     max_countries=max_countries, requires="imitation",
+                     budget=f"{n_epochs} epochs")  # fmt: skip
 
 
 def planted_spec(task: Task, assembly) -> AgentSpec:

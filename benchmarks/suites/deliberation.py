@@ -1,23 +1,12 @@
 """The deliberation suite: multi-step decisions of ``Deliberation-v0``.
 
 Synthetic (default): the synthetic assembly's resolutions from draft to plenary, trained on
-its first three quarters of sessions and tested on the rest, test observations described by
-the training period's votes only. Every decision is scored: cosponsor or not, then the
-committee and plenary votes. Agents include the multi-step MaxEnt-IRL policy, imitation's
-GAIL and AIRL (a PPO generator in ``Deliberation-v0``) and sb3-contrib's MaskablePPO trained
-inside ``Simulator-v0`` (a learned world model) on each country's learned reward.
-
-Trajectories (``--data DIR``, a folder of ``*.trajectory.json``, ``*.genealogy.json`` or
-``*.marcxml[.gz]`` files; that folder and nothing else): where most resolutions record the
-plenary vote, the whole multi-step task on the complete episodes, split by session as the
-envs' ``split=`` (:func:`~assembly_gym.envs.legislative.sources.default_last_train_session`:
-sessions up to 60 where they reach past it, else the first three quarters). Where they do
-not (the UN documents of 2023 record sponsor lists of Third Committee drafts but hardly any
-votes), the task they support: who cosponsors the later drafts (by date), learned from the
-earlier ones.
-
-``--folds K`` replaces the split by K folds of the resolutions (seeded,
-:func:`~assembly_gym.benchmarks.splits.resolution_folds`); ``--fold I`` picks the fold tested.
+its first three quarters of sessions and tested on the rest (test observations described by
+the training votes only); every decision is scored. With ``--data DIR`` (a folder of
+trajectory files, that folder only): the whole multi-step task where most resolutions record
+the plenary vote, split by session as the envs' ``split=``; else the task they support, who
+cosponsors the later drafts (by date), learned from the earlier ones. ``--folds K`` replaces
+the split by K folds of the resolutions (seeded), ``--fold I`` picks the fold tested.
 """
 
 from __future__ import annotations
@@ -32,6 +21,7 @@ import numpy as np
 from assembly_gym.benchmarks.splits import record_folds
 from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, per_country
 from assembly_gym.benchmarks.suites.catalog import baseline_specs, bc_spec
+from assembly_gym.benchmarks.suites.rollcall import synthetic_assembly
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.data import ISSUE_CODES
@@ -44,7 +34,7 @@ from assembly_gym.envs.legislative.demonstrations import (
     deliberation_demonstrations,
     group_by_country,
 )
-from assembly_gym.envs.legislative.documents import data_kind, load_trajectories
+from assembly_gym.envs.legislative.documents.loading import data_kind, load_trajectories
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.envs.legislative.resolutions import (
@@ -54,7 +44,6 @@ from assembly_gym.envs.legislative.resolutions import (
 )
 from assembly_gym.envs.legislative.sources import default_last_train_session
 from assembly_gym.envs.legislative.spaces import Action
-from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 __all__ = ["DELIBERATION", "deliberation_task"]
 
@@ -95,15 +84,6 @@ def deliberation_task(
     )  # fmt: skip
 
 
-@functools.lru_cache(maxsize=2)
-def _synthetic_records(seed: int, quick: bool) -> ResolutionRecords:
-    if quick:
-        config = SyntheticConfig(seed=seed, n_countries=8, n_sessions=6)
-    else:
-        config = SyntheticConfig(seed=seed)
-    return resolution_records(generate_assembly(config))
-
-
 def _trajectory_records(data: str) -> ResolutionRecords:
     """The records of the trajectory files in ``data``: that folder (or file), nothing else.
 
@@ -138,7 +118,7 @@ def _fold_train(records: ResolutionRecords, options: Options) -> tuple[np.ndarra
 
 def _make_task(options: Options) -> Task:
     if options.data is None:
-        records = _synthetic_records(options.seed, options.quick)
+        records = resolution_records(synthetic_assembly(options.seed, options.quick))
     else:
         records = _trajectory_records(options.data)
     draft_only = options.data is not None and not _multi_step(records)
@@ -199,9 +179,9 @@ def _simulator_ppo_fit(task: Task, countries: Sequence[str], *, steps: int):
     from assembly_gym.agents.sb3 import PolicyAgent
     from assembly_gym.envs.legislative.phi import DeliberationFeatureMap
     from assembly_gym.envs.legislative.rewards import LinearReward
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
     from assembly_gym.world_models.empirical import EmpiricalModel
     from assembly_gym.world_models.simulator import SimulatorEnv
-    from assembly_gym.world_models.transitions import deliberation_transitions
 
     rewarded = _irl_fit(task, countries)
     model = EmpiricalModel().fit(deliberation_transitions(task.context["train_records"]))

@@ -1,18 +1,15 @@
 """Episodic suites: agents scored per held-out episode (reward, errors), not by class labels.
 
-Some envs have no label to forecast: in ``MemoryDynamics-v0`` an action is a read of a
-memory range, judged by the reward and the next-state error it brings. An episodic suite's
-agents are :class:`~assembly_gym.agents.base.EpisodicAgent` objects (:class:`EpisodicSpec`
-makes one of a function) whose ``play`` fits the agent on the task's training data and plays
-the task's held-out episodes, returning one score per episode for each metric
-(:class:`~assembly_gym.agents.base.EpisodeScores`). :class:`EpisodicRunner`, set as the suite's
-``runner``, runs one work unit per agent (the task must have ``split`` and ``source``
-attributes, one-line descriptions) on the run's executor and builds the usual
-:class:`~assembly_gym.benchmarks.suites.base.SuiteResult`: the mean of every metric with a 95%
-bootstrap interval over episodes (every agent plays the same episodes, so no subset table
-is needed), and a paired bootstrap test of one metric against the best baseline (the same
-resampled episodes for both agents). An agent whose unit the executor gave up on (Ray, after
-its retries) has a row of NaN and a ``note`` naming the failure.
+In ``MemoryDynamics-v0`` an action is a read of a memory range, judged by the reward and the
+next-state error it brings: there is no label to forecast. An episodic suite's agents are
+:class:`~assembly_gym.agents.base.EpisodicAgent` objects (:class:`EpisodicSpec` makes one of
+a function) that fit on the task's training data and play its held-out episodes.
+:class:`EpisodicRunner`, the suite's ``runner``, runs one work unit per agent (the task has
+one-line ``split`` and ``source`` attributes) and builds the usual
+:class:`~assembly_gym.benchmarks.suites.base.SuiteResult`: every metric's mean with a 95%
+bootstrap interval over episodes, and a paired bootstrap test of one metric against the
+best baseline (the same resampled episodes for both). A failed unit's row is NaN with a
+``note``.
 
 Example:
     >>> import numpy as np
@@ -41,7 +38,11 @@ import pandas as pd
 
 from assembly_gym.agents.base import EpisodeScores, EpisodicAgent
 from assembly_gym.benchmarks.executor import Executor, UnitFailure, run_units
-from assembly_gym.benchmarks.statistics import bootstrap_weights
+from assembly_gym.benchmarks.statistics import (
+    bootstrap_weights,
+    paired_p_value,
+    percentile_interval,
+)
 from assembly_gym.benchmarks.suites.base import Options, Suite, SuiteResult, Unit, build_task
 
 __all__ = ["EpisodicRunner", "EpisodicSpec"]
@@ -183,15 +184,11 @@ def _mean_and_interval(
     """Mean over episodes and its 95% percentile bootstrap interval (None when NaN)."""
     if weights is None or not np.all(np.isfinite(values)):
         return math.nan, None
-    samples = weights @ values
-    return float(values.mean()), (float(np.percentile(samples, 2.5)),
-                                  float(np.percentile(samples, 97.5)))  # fmt: skip
+    return float(values.mean()), percentile_interval(weights @ values)
 
 
 def _paired_test(differences: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     """Mean paired difference and its two-sided bootstrap p-value (same resampled episodes)."""
     if not np.all(np.isfinite(differences)):
         return math.nan, math.nan
-    samples = weights @ differences
-    tail = min((samples <= 0).mean(), (samples >= 0).mean())
-    return float(differences.mean()), float(min(1.0, max(2 * tail, 1.0 / len(weights))))
+    return float(differences.mean()), paired_p_value(weights @ differences)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from assembly_gym.agents.debate import allocations_figure
+from assembly_gym.agents.debate.plots import allocations_figure
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.irl.analysis import dendrogram_figure, weights_heatmap_figure
 

@@ -2,35 +2,18 @@
 
 The world (medium: two relevant regions that hop between pages, a 65,536-word memory;
 ``--quick``: 8,192 words) is fixed by the seed. Every agent learns from its own kind of
-training data — the world's training episodes, or interaction with the env — and plays the
-same held-out episodes (env seeds 10,000 …). Per episode:
-
-* ``reward``: the env's mean reward per step, minus the MSE of the analytic next-state
-  prediction the agent's read allows (one read of two regions leaves half of the memory
-  term unknown, so even a perfect read stays above the noise floor);
-* ``hit_rate``: the fraction of reads that overlap a relevant window;
-* ``next_state_mse``: the MSE of the agent's own prediction of s_{t+1}: the analytic one
-  of its read (= −reward) for agents without a model, the learned model's otherwise.
-
-Agents:
-
-* random reads (baseline): uniform page, offset and length;
-* memory-less MLP (baseline): predicts s_{t+1} from (s_{t−1}, s_t, c, t) with as many
-  parameters as the suite's LeWorld system; it reads nothing (no reward, no hit rate);
-* SB3 PPO: ``MlpPolicy`` trained on the env's reward;
-* LeWorld: the system trained in the suite with a small config (phases 1 and 2, the
-  defaults: phase 3 trains the info request, which the suite does not use); its read is the
-  most confident SLM's, its prediction the BLM's from all SLMs' reads (one step, no info
-  request, as in ``Simulator-v0``);
-* oracle reads: the window of the first relevant region (the best single read); its
-  prediction is the true transition mean (every relevant window read), so its next-state
-  MSE is the noise floor.
+training data and plays the same held-out episodes (env seeds 10,000 …), scored per episode
+by ``reward`` (the env's mean reward per step), ``hit_rate`` (reads that overlap a relevant
+window) and ``next_state_mse`` (its own prediction of s_{t+1}: the analytic one of its read,
+= −reward, without a model). Agents: random reads and a memory-less MLP of the LeWorld
+system's size (baselines), SB3 PPO, LeWorld trained in the suite (phases 1 and 2) and oracle
+reads (the noise floor). See docs/leworld.md, "The memory suite".
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -40,18 +23,15 @@ from assembly_gym.agents.base import EpisodeScores, EpisodicAgent
 from assembly_gym.benchmarks.suites.base import Options, Suite, single_threaded
 from assembly_gym.benchmarks.suites.episodic import EpisodicRunner, EpisodicSpec
 from assembly_gym.envs.memory import MemoryDynamicsEnv, MemoryWorld, MemoryWorldConfig
-from assembly_gym.world_models.leworld import (
-    Datasets,
-    LeWorldConfig,
-    LeWorldModel,
-    LeWorldSystem,
-    StepBatch,
-    fit_memoryless,
-    make_datasets,
-    train_leworld,
-)
+from assembly_gym.world_models.leworld.baselines import fit_memoryless
+from assembly_gym.world_models.leworld.batches import StepBatch
+from assembly_gym.world_models.leworld.config import LeWorldConfig
+from assembly_gym.world_models.leworld.datasets import Datasets, make_datasets
+from assembly_gym.world_models.leworld.model import LeWorldModel
+from assembly_gym.world_models.leworld.system import LeWorldSystem
+from assembly_gym.world_models.leworld.training import train_leworld
 
-__all__ = ["MEMORY", "MemoryTask", "memory_task"]
+__all__ = ["MEMORY", "MemoryTask", "first_window", "memory_task", "play"]
 
 EVAL_SEED = 10_000
 """Env seed of the first held-out episode."""
@@ -133,30 +113,30 @@ def memory_task(options: Options) -> MemoryTask:
     )  # fmt: skip
 
 
-def play(task: MemoryTask, decide: Decide, predict: Predict | None = None, *,
-         reads: bool = True) -> EpisodeScores:  # fmt: skip
-    """Play the held-out episodes: per-episode reward, hit rate and next-state MSE.
+def play(world: MemoryWorld, seeds: Sequence[int], decide: Decide, predict: Predict | None = None,
+         *, reads: bool = True, fit_seconds: float = 0.0) -> EpisodeScores:  # fmt: skip
+    """Play one episode per env seed: per-episode reward, hit rate, next-state MSE, noise floor.
 
     Args:
-        task: the memory task.
+        world: the world the env plays.
+        seeds: the env seeds of the episodes.
         decide: chooses each read.
         predict: the agent's own prediction of s_{t+1} (None: the analytic prediction of its
             read, whose MSE is −reward).
         reads: False for agents that do not read (their reward and hit rate are NaN; the
             env still needs a read to step, ``decide``'s, which nothing scores).
+        fit_seconds: the agent's training time, as the scores report it.
 
     Returns:
-        Scores with ``fit_seconds`` 0 (the caller adds its own) and the time spent in
-        ``decide`` and ``predict``.
+        Scores with the time spent in ``decide`` and ``predict`` as ``predict_seconds``.
     """
-    env = MemoryDynamicsEnv(world=task.world)
-    state = task.world.layout.slices["s"]
-    n = len(task.eval_seeds)
-    reward, hit_rate, mse = np.zeros(n), np.zeros(n), np.zeros(n)
+    env = MemoryDynamicsEnv(world=world)
+    state = world.layout.slices["s"]
+    reward, hit_rate, mse, floor = (np.zeros(len(seeds)) for _ in range(4))
     seconds = 0.0
-    for e, seed in enumerate(task.eval_seeds):
+    for e, seed in enumerate(seeds):
         obs, _ = env.reset(seed=seed)
-        rewards, hits, errors, done = [], [], [], False
+        rewards, hits, errors, floors, done = [], [], [], [], False
         while not done:
             start = time.perf_counter()
             action = np.asarray(decide(obs, env), dtype=np.int64)
@@ -165,32 +145,30 @@ def play(task: MemoryTask, decide: Decide, predict: Predict | None = None, *,
             next_obs, r, done, _, info = env.step(action)
             rewards.append(r)
             hits.append(info["hit"])
+            floors.append(info["noise_floor"])
             if prediction is None:
                 errors.append(-r)
             else:
                 errors.append(float(np.mean((prediction - next_obs[state]) ** 2)))
             obs = next_obs
         reward[e], hit_rate[e], mse[e] = np.mean(rewards), np.mean(hits), np.mean(errors)
+        floor[e] = np.mean(floors)
     if not reads:
         reward[:], hit_rate[:] = np.nan, np.nan
-    return EpisodeScores(
-        {"reward": reward, "hit_rate": hit_rate, "next_state_mse": mse}, 0.0, seconds
-    )
+    scores = {"reward": reward, "hit_rate": hit_rate, "next_state_mse": mse, "noise_floor": floor}
+    return EpisodeScores(scores, fit_seconds, seconds)
 
 
-def _fitted(scores: EpisodeScores, fit_seconds: float) -> EpisodeScores:
-    return replace(scores, fit_seconds=fit_seconds)
+def first_window(obs: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
+    """The oracle read: the window of the first relevant region (the best single read)."""
+    start, length = env.relevant_windows()[0]
+    return np.array([start // 256, start % 256, length - 1])
 
 
 def _random_reads(task: MemoryTask, options: Options) -> EpisodeScores:
     rng = np.random.default_rng(options.seed)
     nvec = MemoryDynamicsEnv(world=task.world).action_space.nvec
-    return play(task, lambda obs, env: rng.integers(nvec))
-
-
-def _first_window(env: MemoryDynamicsEnv) -> np.ndarray:
-    start, length = env.relevant_windows()[0]
-    return np.array([start // 256, start % 256, length - 1])
+    return play(task.world, task.eval_seeds, lambda obs, env: rng.integers(nvec))
 
 
 def _oracle(task: MemoryTask, options: Options) -> EpisodeScores:
@@ -203,7 +181,7 @@ def _oracle(task: MemoryTask, options: Options) -> EpisodeScores:
         term = world.tile(seeds.mean(axis=0))
         return world.transition_mean(layout.part(obs, "s"), term, layout.part(obs, "c"))
 
-    return play(task, lambda obs, env: _first_window(env), true_mean)
+    return play(world, task.eval_seeds, first_window, true_mean)
 
 
 @single_threaded
@@ -223,7 +201,8 @@ def _memoryless(task: MemoryTask, options: Options) -> EpisodeScores:
             return model(rows.s_prev, rows.s, rows.c, rows.step)[0].numpy()
 
     no_read = np.zeros(3, dtype=np.int64)
-    return _fitted(play(task, lambda obs, env: no_read, predict, reads=False), fit_seconds)
+    return play(task.world, task.eval_seeds, lambda obs, env: no_read, predict, reads=False,
+                fit_seconds=fit_seconds)  # fmt: skip
 
 
 @single_threaded
@@ -235,9 +214,10 @@ def _ppo(task: MemoryTask, options: Options) -> EpisodeScores:
                 batch_size=64, seed=options.seed, verbose=0, device="cpu")  # fmt: skip
     model.learn(total_timesteps=task.ppo_steps)
     fit_seconds = time.perf_counter() - start
-    return _fitted(
-        play(task, lambda obs, env: model.predict(obs, deterministic=True)[0]), fit_seconds
-    )
+    return play(
+        task.world, task.eval_seeds, lambda obs, env: model.predict(obs, deterministic=True)[0],
+        fit_seconds=fit_seconds,
+    )  # fmt: skip
 
 
 @single_threaded
@@ -252,7 +232,8 @@ def _leworld(task: MemoryTask, options: Options) -> EpisodeScores:
     def predict(obs: np.ndarray, action: np.ndarray, env: MemoryDynamicsEnv) -> np.ndarray:
         return model.predict(obs[None], action[None]).mean[0, state]
 
-    return _fitted(play(task, lambda obs, env: model.choose_reads(obs)[0], predict), fit_seconds)
+    return play(task.world, task.eval_seeds, lambda obs, env: model.choose_reads(obs)[0], predict,
+                fit_seconds=fit_seconds)  # fmt: skip
 
 
 def _agents(task: MemoryTask, options: Options) -> list[EpisodicAgent]:

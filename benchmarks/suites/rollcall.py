@@ -3,25 +3,17 @@
 ``synthetic``: the embedded synthetic assembly (planted rewards known, so the table adds the
 expected true reward of each agent's votes and reward recovery); ``unvotes``: the real votes,
 trained on sessions up to 60 and tested on 61–69 by default. Test observations are computed
-from the training votes only: a forecast, as the votes were not yet cast.
-
-Both run linear and neural MaxEnt IRL. imitation's MCE-IRL runs in ``synthetic`` only, on 10
-countries and each one's last 200 training roll calls: it needs the tabular MDP as a dense
-(S, A, S) tensor with S = 4N + 1 states for N roll calls, about 9 GB for a real country's
-~4,800 training roll calls of sessions 1–60 (and each step reads all of it), so it is not in
-``unvotes``.
-
-``synthetic`` keeps to about a minute on 2 cores by giving the slow learners budgets that
-leave their scores where the full runs put them (seed 0): the neural reward
-100 full-batch epochs instead of 300 (log-loss 0.549 either way), MCE-IRL at most 200 of
-imitation's gradient steps instead of 1,000 (0.578 against 0.577), BC its 20 epochs on the
-first 10 countries (fewer epochs would not do: 5 give 0.743 against 0.594).
+from the training votes only: a forecast. imitation's MCE-IRL runs in ``synthetic`` only
+(its dense (S, A, S) tensor of a real country's ~4,800 training roll calls would take about
+9 GB), and ``synthetic`` keeps to about a minute on 2 cores by giving the slow learners
+budgets that leave their scores where the full runs put them (docs/irl_agents.md).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
 
 from assembly_gym.benchmarks.splits import TemporalSplit, eligible_countries
 from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
@@ -47,7 +39,7 @@ from assembly_gym.envs.legislative.synthetic import (
     generate_assembly,
 )
 
-__all__ = ["SYNTHETIC", "UNVOTES", "rollcall_task", "split_task"]
+__all__ = ["SYNTHETIC", "UNVOTES", "rollcall_task", "split_task", "synthetic_assembly"]
 
 ACTIONS = tuple(v.name.lower() for v in Vote)
 
@@ -91,17 +83,14 @@ def split_task(
 
 
 @functools.lru_cache(maxsize=2)
-def _assembly(seed: int, quick: bool) -> SyntheticAssembly:
-    config = (
-        SyntheticConfig(n_countries=8, n_sessions=6, seed=seed)
-        if quick
-        else SyntheticConfig(seed=seed)
-    )
-    return generate_assembly(config)
+def synthetic_assembly(seed: int, quick: bool) -> SyntheticAssembly:
+    """The synthetic suites' assembly (``quick``: 8 countries, 6 sessions), once per process."""
+    config = SyntheticConfig(seed=seed)
+    return generate_assembly(replace(config, n_countries=8, n_sessions=6) if quick else config)
 
 
 def _synthetic_task(options: Options) -> Task:
-    assembly = _assembly(options.seed, options.quick)
+    assembly = synthetic_assembly(options.seed, options.quick)
     names = assembly.data.country_names
     truth = Truth(assembly.feature_map, {c: assembly.theta[i] for i, c in enumerate(names)})
     return rollcall_task("synthetic", assembly.data, options, last_train_session=None, truth=truth)
@@ -116,7 +105,7 @@ def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
     return [
         *baseline_specs(task), irl_spec(task), neural_irl_spec(task, options, epochs=100),
         mce_irl, debate_spec(task), bc_spec(task, max_countries=10),
-        planted_spec(task, _assembly(options.seed, options.quick)),
+        planted_spec(task, synthetic_assembly(options.seed, options.quick)),
     ]  # fmt: skip
 
 

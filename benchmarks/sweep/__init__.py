@@ -1,13 +1,12 @@
 """``assembly-gym sweep``: hyperparameter sweeps on Ray Tune, scored on validation data only.
 
 Modules: :mod:`.base` (what a space is), :mod:`.votes` and :mod:`.ppo` (the spaces),
-:mod:`.spaces` (them by name), :mod:`.run` (the sweep on Tune), :mod:`.report` (its table,
-plot and best flags). Ray is imported only when a sweep runs.
+:mod:`.run` (them by name, and the sweep on Tune), :mod:`.report` (its table, plot and best
+flags). Ray is imported only when a sweep runs.
 """
 
 from assembly_gym.benchmarks.sweep.base import Param, Space, SweepSettings
 from assembly_gym.benchmarks.sweep.report import write_sweep
-from assembly_gym.benchmarks.sweep.run import SweepResult, run_sweep
-from assembly_gym.benchmarks.sweep.spaces import SPACES
+from assembly_gym.benchmarks.sweep.run import SPACES, SweepResult, run_sweep
 
 __all__ = ["SPACES", "Param", "Space", "SweepResult", "SweepSettings", "run_sweep", "write_sweep"]

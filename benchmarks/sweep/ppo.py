@@ -66,8 +66,9 @@ def ppo_data(settings: SweepSettings) -> PPOData:
     """
     from assembly_gym.envs.legislative.deliberation import resolution_records
     from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
     from assembly_gym.world_models.mlp import MLPEnsemble
-    from assembly_gym.world_models.transitions import deliberation_transitions, split_transitions
+    from assembly_gym.world_models.transitions import split_transitions
 
     if settings.data is not None or settings.sessions or settings.countries:
         raise DataError("ppo", "the ppo space runs on the synthetic assembly, as worldmodel_ppo: "

@@ -64,14 +64,12 @@ def plot_scores(result: SweepResult) -> bytes:
 
     A log-uniform hyperparameter gets a log axis; a choice, one tick per value.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no global figure state, no back end
 
     params, trials = result.space.params, result.trials
     ok = trials[np.isfinite(trials["score"].astype(float))]
-    figure, axes = plt.subplots(1, len(params), figsize=(4 * len(params), 3.4), squeeze=False)
+    figure = Figure(figsize=(4 * len(params), 3.4))
+    axes = figure.subplots(1, len(params), squeeze=False)
     for axis, param in zip(axes[0], params, strict=True):
         if param.kind == "choice":
             labels = [str(c) for c in param.choices]
@@ -91,7 +89,6 @@ def plot_scores(result: SweepResult) -> bytes:
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
-    plt.close(figure)
     return buffer.getvalue()
 
 

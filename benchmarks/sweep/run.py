@@ -24,11 +24,15 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from assembly_gym.benchmarks.sweep.base import Space, SweepSettings
-from assembly_gym.benchmarks.sweep.spaces import SPACES
+from assembly_gym.benchmarks.sweep.ppo import PPO_SPACE
+from assembly_gym.benchmarks.sweep.votes import DEBATE, IRL, NEURAL_REWARD
 from assembly_gym.core.cluster import connect_ray
 from assembly_gym.core.errors import AssemblyGymError
 
-__all__ = ["SweepResult", "run_sweep", "run_trial", "search_algorithm"]
+__all__ = ["SPACES", "SweepResult", "run_sweep", "run_trial", "search_algorithm"]
+
+SPACES: dict[str, Space] = {s.name: s for s in (IRL, NEURAL_REWARD, DEBATE, PPO_SPACE)}
+"""Every space of ``assembly-gym sweep``, by name (docs/ray.md, "Sweeps", lists them)."""
 
 Search = Literal["auto", "optuna", "random"]
 

@@ -213,7 +213,9 @@ def _debate_iterations(
     ``debate train`` does; its validation log-loss after each epoch is the score (the epochs
     run, then are reported).
     """
-    from assembly_gym.agents.debate import TrainConfig, create_debate_model, rollcall_observations
+    from assembly_gym.agents.debate.model import create_debate_model
+    from assembly_gym.agents.debate.observations import rollcall_observations
+    from assembly_gym.agents.debate.trainer import TrainConfig
 
     country = data.countries[0]
     model = create_debate_model(country, rollcall_observations(data.train, country))

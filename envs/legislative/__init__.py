@@ -1,6 +1,7 @@
 """The UN General Assembly envs, ``RollCall-v0`` and ``Deliberation-v0``, and their data.
 
-Everything a user needs is importable from here; the modules, from the ground up:
+The envs, their data and demonstrations are importable from here; the rest from its module.
+The modules, from the ground up:
 
 * ``countries``: the country table (names, ISO codes, historical renamings);
 * ``data`` (a package): :class:`RollCallData` and the loaders of real roll-call data;
@@ -10,7 +11,7 @@ Everything a user needs is importable from here; the modules, from the ground up
 * ``spaces``: stages, actions, masks, support bins; ``observation``: what a country sees of
   a roll call; ``phi``: the reward feature maps φ(s, a); ``rewards``: reward functions;
 * ``resolutions``: resolution records (sponsors, committee and plenary votes);
-  ``backoff`` and ``dynamics``: the other countries' fitted behaviour in Deliberation-v0;
+  ``dynamics``: the other countries' fitted behaviour in Deliberation-v0;
 * ``rollcall``, ``deliberation``: the envs; ``vector``: their native batched versions;
 * ``demonstrations``: the recorded behaviour as expert trajectories; ``minari_datasets``:
   Minari export (extra ``minari``, imported from its module).
@@ -23,92 +24,29 @@ Example:
     (56,)
 """
 
-from assembly_gym.envs.legislative.countries import Country, CountryTable, default_country_table
-from assembly_gym.envs.legislative.data import (
-    ABSENT,
-    ISSUE_CODES,
-    RollCallData,
-    Vote,
-    load_roll_call_attributes,
-    load_roll_calls,
-    load_undl_votes,
-    load_unvotes,
-)
+from assembly_gym.envs.legislative.data import RollCallData
 from assembly_gym.envs.legislative.deliberation import DeliberationEnv
 from assembly_gym.envs.legislative.demonstrations import (
-    Demonstration,
     deliberation_demonstrations,
-    group_by_country,
     rollcall_demonstrations,
 )
-from assembly_gym.envs.legislative.documents import Trajectory, load_trajectories
-from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
-from assembly_gym.envs.legislative.observation import (
-    FeatureConfig,
-    RollCallFeatures,
-    feature_names,
-)
-from assembly_gym.envs.legislative.phi import ActionFeatureMap, DeliberationFeatureMap
-from assembly_gym.envs.legislative.resolutions import (
-    NOT_RECORDED,
-    ResolutionRecords,
-    generate_resolution_records,
-    records_from_roll_calls,
-    records_from_trajectories,
-)
-from assembly_gym.envs.legislative.rewards import LinearReward, RewardFn, recorded_action_match
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.rollcall import RollCallEnv
-from assembly_gym.envs.legislative.sources import DataSpec, default_assembly, roll_call_data
-from assembly_gym.envs.legislative.spaces import Action, Stage
-from assembly_gym.envs.legislative.synthetic import (
-    SyntheticAssembly,
-    SyntheticConfig,
-    generate_assembly,
-)
+from assembly_gym.envs.legislative.sources import default_assembly, roll_call_data
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.envs.legislative.vector import DeliberationVectorEnv, RollCallVectorEnv
 
 __all__ = [
-    "ABSENT",
-    "ISSUE_CODES",
-    "NOT_RECORDED",
-    "Action",
-    "ActionFeatureMap",
-    "Country",
-    "CountryTable",
-    "DataSpec",
     "DeliberationEnv",
-    "DeliberationFeatureMap",
     "DeliberationVectorEnv",
-    "Demonstration",
-    "EmpiricalDynamics",
     "FeatureConfig",
-    "LinearReward",
-    "ResolutionRecords",
-    "RewardFn",
     "RollCallData",
     "RollCallEnv",
-    "RollCallFeatures",
     "RollCallVectorEnv",
-    "Stage",
-    "SyntheticAssembly",
     "SyntheticConfig",
-    "Trajectory",
-    "Vote",
     "default_assembly",
-    "default_country_table",
     "deliberation_demonstrations",
-    "feature_names",
     "generate_assembly",
-    "generate_resolution_records",
-    "group_by_country",
-    "load_roll_call_attributes",
-    "load_roll_calls",
-    "load_trajectories",
-    "load_undl_votes",
-    "load_unvotes",
-    "records_from_roll_calls",
-    "records_from_trajectories",
-    "recorded_action_match",
     "roll_call_data",
     "rollcall_demonstrations",
 ]

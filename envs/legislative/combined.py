@@ -26,7 +26,7 @@ class CombinedRollCalls:
 
     Attributes:
         roll_calls: one row per roll call with
-            :data:`~assembly_gym.envs.legislative.data.ROLL_CALL_COLUMNS`, in time order,
+            :data:`~assembly_gym.envs.legislative.data.schema.ROLL_CALL_COLUMNS`, in time order,
             index 0..n_roll_calls-1.
         sources: the sources' names, in the order given.
         kept: roll calls taken from each source, (n_sources,).

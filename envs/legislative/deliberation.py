@@ -13,10 +13,19 @@ import numpy as np
 from gymnasium import spaces
 
 from assembly_gym.core.errors import DataError, InvalidActionError
+from assembly_gym.core.hemicycle import (
+    AssemblyView,
+    Hemicycle,
+    Seat,
+    seat_order,
+    sponsor_seats,
+    vote_seats,
+)
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import RenderModes
-from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
-from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
+from assembly_gym.core.rewards import RewardFn, checked_reward
+from assembly_gym.core.state import OneHotGroup, Stages, StateDeclaration, VoteGroup
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.envs.legislative.dynamics import (
     OUTCOMES,
     OWN_THRESHOLDS,
@@ -25,14 +34,6 @@ from assembly_gym.envs.legislative.dynamics import (
     own_outcomes,
 )
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
-from assembly_gym.envs.legislative.render import (
-    AssemblyView,
-    Hemicycle,
-    Seat,
-    seat_order,
-    sponsor_seats,
-    vote_seats,
-)
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,
@@ -40,7 +41,7 @@ from assembly_gym.envs.legislative.resolutions import (
     records_from_roll_calls,
     records_from_trajectories,
 )
-from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward, recorded_action_match
+from assembly_gym.envs.legislative.rewards import recorded_action_match
 from assembly_gym.envs.legislative.sources import (
     Split,
     default_assembly,
@@ -92,7 +93,7 @@ STATE_DECLARATION = StateDeclaration(
         for vote in ("committee", "plenary")
     ),
     shares=("sponsor_share",),
-    outcome=OutcomeRule("adopted", "plenary"),  # adopted iff plenary yes > no
+    outcome=ADOPTION,
 )
 """What the :data:`STATE_NAMES` are, for world models and ``Simulator-v0``."""
 
@@ -101,19 +102,11 @@ STAGE_LABELS = ("draft", "committee vote", "plenary vote", "outcome")
 """How the pictures name each :class:`Stage`, by its value."""
 STAGE_MASKS = {stage: action_mask(stage) for stage in Stage}
 """Read-only action mask of each stage."""
-_VOTE_CODES = np.array([vote.value for vote in Vote], dtype=np.int8)
-_SHARE_COLUMNS = {
-    stage: np.array([_STATE[f"{prefix}_{v.name.lower()}"] for v in Vote])
-    for stage, prefix in ((Stage.COMMITTEE_VOTE, "committee"), (Stage.PLENARY_VOTE, "plenary"))
-}
-_OWN_COLUMNS = {
-    stage: np.array([_STATE[f"own_{prefix}_{v.name.lower()}"] for v in Vote])
-    for stage, prefix in ((Stage.COMMITTEE_VOTE, "committee"), (Stage.PLENARY_VOTE, "plenary"))
-}
+_VOTES = ((Stage.COMMITTEE_VOTE, "committee"), (Stage.PLENARY_VOTE, "plenary"))
+_SHARE_COLUMNS = {s: tuple(_STATE[f"{p}_{v.name.lower()}"] for v in Vote) for s, p in _VOTES}
+_OWN_COLUMNS = {s: tuple(_STATE[f"own_{p}_{v.name.lower()}"] for v in Vote) for s, p in _VOTES}
 for _mask in STAGE_MASKS.values():
     _mask.setflags(write=False)
-_SHARE_COLUMNS_OF = {stage: tuple(columns.tolist()) for stage, columns in _SHARE_COLUMNS.items()}
-_OWN_COLUMNS_OF = {stage: tuple(columns.tolist()) for stage, columns in _OWN_COLUMNS.items()}
 _STAGES = tuple(Stage)  # by value: cheaper than Stage(value) in a step
 _STAGE_NAMES = tuple(stage.name for stage in Stage)
 _ACTIONS = tuple(Action)
@@ -145,58 +138,42 @@ def write_stage_outcomes(
     else:  # choices + 1: 0 absent, 1 yes, 2 no, 3 abstain
         flat = (episodes[:, None] * 4 + (choices + 1)).ravel()
         counts = np.bincount(flat, minlength=4 * len(rows)).reshape(-1, 4)[:, 1:]
-    write_stage_counts(states, stage, counts, choices[episodes, rows], choices.shape[1])
+    write_stage_counts(states.T, stage, counts.T, choices[episodes, rows], choices.shape[1])
     return counts
 
 
 def write_stage_counts(
-    states: np.ndarray, stage: Stage, counts: np.ndarray, own: np.ndarray, n_countries: int
+    state: np.ndarray, stage: Stage, counts: Any, own: Any, n_countries: int
 ) -> None:
-    """:func:`write_stage_outcomes` from the stage's tallies and the observing countries' choices.
+    """Write a stage's tallies and the observing country's choice into its state block.
+
+    One function for one observation in Python numbers (a single env's step: a few scalar
+    writes) and for N observations in arrays (a vector env's), with the same arithmetic.
 
     Args:
-        states: the :data:`STATE_NAMES` blocks, modified in place, shape (N, 19).
+        state: the :data:`STATE_NAMES` block, modified in place: shape (19,), or the
+            transpose of N observations' blocks, (19, N).
         stage: the stage that was played.
-        counts: sponsor counts (N, 1) after DRAFT, yes/no/abstain counts (N, 3) after a vote.
-        own: what each observing country did, shape (N,) (as ``choices``).
+        counts: [sponsors] after DRAFT, [yes, no, abstain] after a vote: Python ints, or
+            arrays (N,) (e.g. the transpose of counts (N, 1) or (N, 3)).
+        own: what the observing country did (as ``choices`` of
+            :func:`write_stage_outcomes`): an int, or an array (N,).
         n_countries: countries C (the sponsor share's denominator).
-    """
-    if stage == Stage.DRAFT:
-        states[:, _STATE["own_cosponsor"]] = own == 1
-        states[:, _STATE["sponsor_share"]] = counts[:, 0] / n_countries
-    else:
-        states[:, _SHARE_COLUMNS[stage]] = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-        states[:, _OWN_COLUMNS[stage]] = own[:, None] == _VOTE_CODES
-        if stage == Stage.PLENARY_VOTE:
-            states[:, _STATE["adopted"]] = counts[:, Vote.YES] > counts[:, Vote.NO]
-    states[:, _STATE["stage_draft"] + stage] = 0.0
-    states[:, _STATE["stage_draft"] + stage + 1] = 1.0
-
-
-def _write_stage_count(
-    state: np.ndarray, stage: Stage, counts: list[int], own: int, n_countries: int
-) -> None:
-    """:func:`write_stage_counts` of one observation in Python scalars (a single env's step).
-
-    Args:
-        state: its :data:`STATE_NAMES` block, modified in place, shape (19,).
-        stage: the stage that was played.
-        counts: [sponsors] after DRAFT; [yes, no, abstain] after a vote.
-        own: what the observing country did (as ``choices``).
-        n_countries: countries C.
     """
     if stage == Stage.DRAFT:
         state[_STATE["own_cosponsor"]] = own == 1
         state[_STATE["sponsor_share"]] = counts[0] / n_countries
     else:
-        (yes, no, abstain), total = counts, max(sum(counts), 1)
+        yes, no, abstain = counts
+        total = yes + no + abstain
+        total += total == 0  # max(total, 1), for ints and arrays alike
         (yes_column, no_column, abstain_column), (own_yes, own_no, own_abstain) = (
-            _SHARE_COLUMNS_OF[stage], _OWN_COLUMNS_OF[stage])  # fmt: skip
+            _SHARE_COLUMNS[stage], _OWN_COLUMNS[stage])  # fmt: skip
         state[yes_column], state[no_column], state[abstain_column] = (
             yes / total, no / total, abstain / total)  # fmt: skip
         state[own_yes], state[own_no], state[own_abstain] = own == 0, own == 1, own == 2
         if stage == Stage.PLENARY_VOTE:
-            state[_STATE["adopted"]] = counts[0] > counts[1]
+            state[_STATE["adopted"]] = ADOPTION.passed(yes, no)
     state[_STATE["stage_draft"] + stage] = 0.0
     state[_STATE["stage_draft"] + stage + 1] = 1.0
 
@@ -399,19 +376,9 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     state as text.
 
     ## Version History
-    * v0: initial version; changed since under the same id (a v1 was never cut): the 56
-      roll-call features changed as ``RollCall-v0``'s did (see the Version History of
-      :class:`~assembly_gym.envs.legislative.rollcall.RollCallEnv`); the others' votes are
-      binned by the support share of the previous tally in float64 (before: the float32
-      observation, which put shares such as 13/20 below a bin edge); seeded resets draw the
-      episode and the others' choices from one block of uniforms (the same seed may give
-      another episode than before); the info has the same keys at reset and at every step
-      (placeholders at reset, ``adopted`` at every step), ``tally`` always the four
-      :data:`TALLY_KEYS` and ``recorded_action`` −1 where the stage is not recorded (before:
-      None); ``render_mode="rgb_array"`` added (a picture; no change to the dynamics);
-      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
-      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
-      options raise (before: ignored); ``split=`` and ``sessions=`` added.
+    * v0: initial version, the behaviour of the first release. Changes made before that
+      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
+      gets a new id (docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -487,7 +454,6 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         self._adopted = self._offset + _STATE["adopted"]
         self._uniforms_shape = (len(Stage) - 1, self.records.n_countries)  # by acting stage
         self._cache: dict[int, np.ndarray] = {}  # first_observations by country row
-        self._candidates: dict[tuple[int, int | None], list[int]] = {}
         self._flat_candidates: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._episode: dict[str, Any] | None = None
         self._last: dict[str, Any] | None = None
@@ -517,7 +483,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             "issue": self._issues[column], "support": 0.0,
             "about": self._about(row, column),
             "uniforms": draws[2:].reshape(shape),
-            "recorded": self._recorded_table[:, row, column].tolist(),
+            "recorded": self.recorded_table[:, row, column].tolist(),
         }  # fmt: skip
         self._last = None
         # The keys of a step's info, with placeholders: nothing has been played yet.
@@ -555,7 +521,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         candidates, offsets = self._all_candidates(session)
         counts = np.diff(offsets)[rows]
         if not counts.all():
-            self._candidates_of(int(rows[counts == 0][0]), session)  # raises
+            raise self._no_candidate(int(rows[counts == 0][0]), session)
         return rows, candidates[offsets[rows] + _index(uniforms[:, 1], counts)]
 
     def _sample_start(
@@ -571,8 +537,12 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         resolution = options.get("resolution", self._resolution)
         if resolution is not None:
             return row, records.resolution_index(resolution)
-        candidates = self._candidates_of(row, options.get("session", self._session))
-        return row, candidates[_index(second, len(candidates))]
+        session = options.get("session", self._session)
+        candidates, offsets = self._all_candidates(session)
+        start, count = int(offsets[row]), int(offsets[row + 1] - offsets[row])
+        if not count:
+            raise self._no_candidate(row, session)
+        return row, int(candidates[start + _index(second, count)])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Act at the current stage; the other countries respond; move to the next stage.
@@ -673,7 +643,7 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             counts = [n - first, first - second, second - past.count(1, 2 * n)]
             own, support = _OWN_CODES[action], counts[0] / max(sum(counts), 1)
         obs = episode["obs"].copy()
-        _write_stage_count(obs[self._offset :], stage, counts, own, n_countries)
+        write_stage_counts(obs[self._offset :], stage, counts, own, n_countries)
         obs.setflags(write=False)
         after = {
             "obs": obs, "stage": _STAGES[stage + 1], "sponsored": sponsored, "support": support,
@@ -686,11 +656,11 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     def _recorded(self, stage: Stage) -> int | None:
         """The country's recorded action at a stage, or None when not recorded."""
         episode = self._current_episode()
-        action = int(self._recorded_table[stage, episode["row"], episode["column"]])
+        action = int(self.recorded_table[stage, episode["row"], episode["column"]])
         return None if action == UNRECORDED_ACTION else action
 
     @functools.cached_property
-    def _recorded_table(self) -> np.ndarray:
+    def recorded_table(self) -> np.ndarray:
         """:func:`recorded_actions` by acting stage, country and resolution, (3, C, R) int8."""
         records = self.records
         rows, columns = np.arange(records.n_countries)[:, None], np.arange(records.n_resolutions)
@@ -698,27 +668,12 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             [recorded_actions(records, stage, rows, columns[None, :]) for stage in _STAGES[:-1]]
         ).astype(np.int8)
 
-    def _candidates_of(self, row: int, session: int | None) -> list[int]:
-        """Resolutions with a record of the country (in ``session`` when given), cached."""
-        key = (row, session)
-        candidates = self._candidates.get(key)
-        if candidates is None:
-            recorded = (self.records.plenary[row] != NOT_RECORDED) | (
-                self.records.sponsors[row] != NOT_RECORDED
-            )
-            if session is not None:
-                recorded &= self._sessions == session
-            candidates = self._candidates[key] = np.flatnonzero(recorded).tolist()
-        if not candidates:
-            where = f" in session {session}" if session is not None else ""
-            name = self.records.country_names[row]
-            raise DataError(
-                self.records.source, f"no recorded resolution for {name}{where}", field="session"
-            )
-        return candidates
-
     def _all_candidates(self, session: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """Every country's :meth:`_candidates_of`, flat (K,), and where each starts, (C + 1,)."""
+        """The resolutions with a record of each country (in ``session`` when given), cached.
+
+        Returns:
+            Their columns, flat (K,), by country, and where each country's start, (C + 1,).
+        """
         if session in self._flat_candidates:
             return self._flat_candidates[session]
         recorded = (self.records.plenary != NOT_RECORDED) | (self.records.sponsors != NOT_RECORDED)
@@ -728,6 +683,14 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         offsets = np.searchsorted(rows, np.arange(self.records.n_countries + 1))
         self._flat_candidates[session] = columns, offsets
         return columns, offsets
+
+    def _no_candidate(self, row: int, session: int | None) -> DataError:
+        """The error of a country without a recorded resolution (in ``session``)."""
+        where = f" in session {session}" if session is not None else ""
+        name = self.records.country_names[row]
+        return DataError(
+            self.records.source, f"no recorded resolution for {name}{where}", field="session"
+        )
 
     def _about(self, row: int, column: int) -> dict[str, Any]:
         rcid, symbol, session, title, description = self._texts[column]

@@ -8,7 +8,7 @@ Other countries' behaviour comes from smoothed conditional frequency tables:
   share at the plenary stage — so the agent's own choices move the others' behaviour.
 
 Each table backs off to the coarser one before it (Dirichlet smoothing with ``smoothing``
-pseudo-observations, :func:`~assembly_gym.envs.legislative.backoff.nested_backoff`): a key
+pseudo-observations, :func:`~assembly_gym.core.backoff.nested_backoff`): a key
 with little data takes the coarser estimate, a context the data never records (e.g.
 committee votes in roll-call data) takes the coarser one entirely. The support bins are
 :func:`~assembly_gym.envs.legislative.spaces.support_bin`.
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assembly_gym.core.backoff import nested_backoff
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.backoff import nested_backoff
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
 from assembly_gym.envs.legislative.spaces import (
@@ -268,18 +268,6 @@ class EmpiricalDynamics:
             raise ValueError(f"nobody acts at {stage!r}")
         contexts = ((stage - 1) * N_ISSUE_KEYS + issues) * N_BINS + support_bin(stage, support)
         return threshold_rows + (contexts * (2 * len(self.countries)))[:, None]
-
-    def vote_outcomes_of(
-        self, stage: Stage, issue: int, sponsored: np.ndarray, support: float,
-        uniforms: np.ndarray,
-    ) -> np.ndarray:  # fmt: skip
-        """:meth:`vote_outcomes` of one episode, shape (C,) int64; ``sponsored``, ``uniforms`` (C,).
-
-        The same draws with a scalar context (a single env's step makes a few NumPy calls).
-        """
-        thresholds = self.context_thresholds(stage, issue, support)
-        exceeded = uniforms > thresholds.take(self.threshold_rows(sponsored), axis=1)
-        return exceeded.sum(axis=0)
 
     def context_thresholds(self, stage: Stage, issue: int, support: float) -> np.ndarray:
         """The cumulative vote probabilities of one episode's context, shape (3, 2 · C).

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from assembly_gym.core.errors import DataError, MissingDependencyError
+from assembly_gym.core.errors import DataError
+from assembly_gym.core.optional import require
 from assembly_gym.envs.legislative.demonstrations import Demonstration
 
 __all__ = ["from_minari", "to_minari"]
@@ -45,11 +46,9 @@ _MASK = "action_mask"
 
 
 def _minari():
-    try:
-        import minari
-        from minari.data_collector import EpisodeBuffer
-    except ImportError as error:
-        raise MissingDependencyError("minari", "minari", "Minari datasets") from error
+    minari = require("minari", extra="minari", purpose="Minari datasets")
+    from minari.data_collector import EpisodeBuffer
+
     return minari, EpisodeBuffer
 
 

@@ -92,8 +92,8 @@ from sklearn.feature_extraction.text import (
 )
 from sklearn.preprocessing import normalize
 
+from assembly_gym.core.backoff import smoothed
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.backoff import smoothed
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.envs.legislative.lineage import latest_lineage
 
@@ -640,13 +640,9 @@ class RollCallFeatures:
         return np.stack([*rows, plurality.astype(votes.dtype)])
 
     def _agreement(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Agreements with each reference and votes cast by both, over strictly earlier sessions.
+        """Agreements of votes (n, R_history) with each reference and votes cast by both.
 
-        Args:
-            votes: history votes, shape (n, R_history): one country's row or all of them.
-
-        Returns:
-            Summed agreements and summed joint votes, each shape (R, n_ref + 1).
+        Summed over strictly earlier sessions and the n rows, each shape (R, n_ref + 1).
         """
         cast = (votes != ABSENT)[None] & (self._references != ABSENT)[:, None]  # (n_ref, n, R_h)
         agreed = cast & (votes[None] == self._references[:, None])
@@ -670,42 +666,21 @@ class RollCallFeatures:
         return np.where(covered > 0, similar / np.maximum(covered, 1e-300), overall)
 
     def _sum_before(self, values: np.ndarray) -> np.ndarray:
-        """Per-roll-call values of the history summed over sessions before each target.
-
-        Args:
-            values: shape (m, R_history).
-
-        Returns:
-            Shape (R, m).
-        """
+        """History values (m, R_history) summed over the sessions before each target, (R, m)."""
         per_session = np.zeros((len(self.history.sessions) + 1, values.shape[0]))
         np.add.at(per_session, self._history_sessions + 1, values.T.astype(float))
         return np.cumsum(per_session, axis=0)[self._before]
 
     def _counts_before(self, votes: np.ndarray) -> np.ndarray:
-        """Votes cast in sessions strictly before each target, summed over rows, (R, 3).
-
-        Args:
-            votes: history votes, shape (n, R_history): one country's row or all of them.
-        """
-        cast = votes != ABSENT
-        columns = np.nonzero(cast)[1]
-        per_session = np.zeros((len(self.history.sessions) + 1, 3))
-        np.add.at(per_session, (self._history_sessions[columns] + 1, votes[cast]), 1.0)
-        return np.cumsum(per_session, axis=0)[self._before]
+        """Votes (n, R_history) cast in sessions strictly before each target, summed, (R, 3)."""
+        return self._sum_before(np.stack([(votes == v).sum(axis=0) for v in Vote]))
 
     def _cumulative_counts(self, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vote counts over sessions strictly before each target: (R, 3) and (R, 7, 3)."""
-        n_sessions = len(self.history.sessions)
-        cast = votes != ABSENT
-        per_issue = np.zeros((n_sessions + 1, _N_ISSUE_KEYS, 3))
-        keys = self._history_issue_keys[cast]  # (n_cast, 7)
-        session_index = self._history_sessions[cast] + 1
-        for key in range(_N_ISSUE_KEYS):
-            on = keys[:, key]
-            np.add.at(per_issue, (session_index[on], key, votes[cast][on]), 1.0)
-        cumulative_issue = np.cumsum(per_issue, axis=0)
-        return self._counts_before(votes[None, :]), cumulative_issue[self._before]
+        cast = np.stack([votes == v for v in Vote], axis=1)  # (R_history, 3)
+        per_issue = self._history_issue_keys[:, :, None] & cast[:, None, :]  # (R_history, 7, 3)
+        issue = self._sum_before(per_issue.reshape(len(votes), -1).T)
+        return self._counts_before(votes[None, :]), issue.reshape(-1, _N_ISSUE_KEYS, len(Vote))
 
 
 def content_features(
@@ -743,11 +718,8 @@ def content_features(
 
 def _session_progress(sessions: np.ndarray) -> np.ndarray:
     """Position of each roll call within its session (rows are in time order), 0 … 1."""
-    progress = np.zeros(len(sessions))
-    for session in np.unique(sessions):
-        rows = np.flatnonzero(sessions == session)
-        progress[rows] = np.arange(len(rows)) / max(len(rows) - 1, 1)
-    return progress
+    group = pd.Series(sessions).groupby(sessions)
+    return (group.cumcount() / (group.transform("size") - 1).clip(lower=1)).to_numpy(float)
 
 
 def _issue_keys(roll_calls: pd.DataFrame) -> np.ndarray:

@@ -17,10 +17,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from scipy.special import softmax
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.countries import Country, default_country_table
-from assembly_gym.envs.legislative.data import (
+from assembly_gym.envs.legislative.data.schema import (
     ABSENT,
     ISSUE_CODES,
     ROLL_CALL_COLUMNS,
@@ -28,7 +29,7 @@ from assembly_gym.envs.legislative.data import (
     Vote,
 )
 from assembly_gym.envs.legislative.observation import content_features
-from assembly_gym.envs.legislative.synthetic import SyntheticAssembly, softmax
+from assembly_gym.envs.legislative.synthetic import SyntheticAssembly
 
 __all__ = [
     "NOT_RECORDED",
@@ -274,7 +275,7 @@ def generate_resolution_records(
     def votes(extra_yes: np.ndarray) -> np.ndarray:
         adjusted = logits.copy()
         adjusted[..., Vote.YES] += extra_yes
-        probs = softmax(adjusted)
+        probs = softmax(adjusted, axis=-1)
         draws = rng.random(probs.shape[:2])[..., None]
         cast = (draws > np.cumsum(probs, axis=-1)).sum(axis=-1).astype(np.int8)
         cast[rng.random(cast.shape) < assembly.config.absence_rate] = ABSENT

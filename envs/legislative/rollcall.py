@@ -12,27 +12,18 @@ import numpy as np
 from gymnasium import spaces
 
 from assembly_gym.core.errors import DataError, InvalidActionError
+from assembly_gym.core.hemicycle import AssemblyView, Hemicycle, Seat, seat_order, vote_seats
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.core.render import RenderModes
-from assembly_gym.core.state import StateDeclaration
-from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
+from assembly_gym.core.rewards import RewardFn, checked_reward
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, RollCallData, Vote
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
-from assembly_gym.envs.legislative.render import (
-    AssemblyView,
-    Hemicycle,
-    Seat,
-    seat_order,
-    vote_seats,
-)
-from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward, recorded_action_match
+from assembly_gym.envs.legislative.rewards import recorded_action_match
 from assembly_gym.envs.legislative.sources import DataSpec, Split, roll_call_data, session_window
 from assembly_gym.envs.legislative.spaces import unit_box
 from assembly_gym.envs.options import OptionTypes, checked_options
 
-__all__ = ["MIN_SESSION_VOTES", "STATE_DECLARATION", "RollCallEnv", "VoteEpisodes"]
-
-STATE_DECLARATION = StateDeclaration()
-"""No stages (a session ends after its last roll call) and no grouped dimensions."""
+__all__ = ["MIN_SESSION_VOTES", "RollCallEnv", "VoteEpisodes"]
 
 MIN_SESSION_VOTES = 10
 """A drawn session has at least this many roll calls the country voted on: smaller ones (a
@@ -221,25 +212,9 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     state as text.
 
     ## Version History
-    * v0: initial version; changed since under the same id (a v1 was never cut):
-      a country's past vote shares are pulled toward all countries' shares in strictly
-      earlier sessions (before: in the whole history, a leak of the target's own and later
-      sessions); the similar-roll-call features weigh words by an IDF of strictly earlier
-      texts and prefer recent neighbours (``FeatureConfig``'s ``half_life`` = 1 session
-      among ``candidates`` = 50; before: one IDF over the whole history, no recency);
-      ``FeatureConfig(log_shares=True)`` adds the ``log_*`` shares (off by default, so the
-      roll-call features stay 56);
-      ``window`` episodes stay inside ``session`` when both are given, and a country or
-      session without votes raises :class:`DataError`; seeded resets draw the episode
-      from one block of uniforms (the same seed may start another episode than before);
-      the reset info carries the step keys (``voted_rcid``, ``recorded_action``: −1) and
-      every observation is a fresh, writable array (before: read-only views of one block);
-      ``render_mode="rgb_array"`` added (a picture; no change to the dynamics);
-      ``split=`` and ``sessions=`` added, and a drawn session has at least
-      :data:`MIN_SESSION_VOTES` of the country's votes (before: any, even one);
-      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
-      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
-      options raise (before: ignored).
+    * v0: initial version, the behaviour of the first release. Changes made before that
+      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
+      gets a new id (docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -318,7 +293,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         """
         options = checked_options(options, self.RESET_OPTIONS, "RollCall-v0")
         super().reset(seed=seed)
-        row, columns = self.sample_episode(self.np_random.random(2), options)
+        (row,), (start,), (length,) = self.sample_episodes(self.np_random.random((1, 2)), options)
+        columns = self.episodes.columns[start : start + length]
         country = self.data.country_names[row]
         obs = self.country_features(country)[columns]
         obs.setflags(write=False)  # reward_fn reads rows of it; reset and step hand out copies
@@ -432,10 +408,11 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         if self._last is None:
             return hemicycle.draw(view)
         action, reward = self._last
-        seats[seat_of] = vote_seats(self.data.votes[:, column])
-        seats[seat] = action
+        votes = self.data.votes[:, column].copy()
+        votes[self.data.country_index(episode["country"])] = action
+        seats[seat_of] = vote_seats(votes)
         recorded = Vote(int(episode["recorded"][done - 1])).name
-        adopted = (seats == Seat.YES).sum() > (seats == Seat.NO).sum()
+        adopted = ADOPTION(votes)
         return hemicycle.draw(
             dataclasses.replace(
                 view,
@@ -461,24 +438,21 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
             self._cache[country] = self.features.for_country(country)
         return self._cache[country]
 
-    def sample_episode(
-        self, uniforms: np.ndarray, options: dict[str, Any]
-    ) -> tuple[int, np.ndarray]:
-        """The episode two uniform draws pick: the country's row and its roll-call columns.
-
-        Args:
-            uniforms: two numbers in [0, 1): the country (unless fixed) and the session or
-                window start. Every reset consumes exactly two, so that the vector env can
-                draw them in blocks and still reproduce this env's episodes.
-            options: may fix ``country``, ``session`` and ``window`` (else the constructor's).
-        """
-        rows, starts, lengths = self._sample(np.asarray(uniforms)[None, :], options)
-        return int(rows[0]), self.episodes.columns[starts[0] : starts[0] + lengths[0]]
-
-    def _sample(
+    def sample_episodes(
         self, uniforms: np.ndarray, options: dict[str, Any]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Vectorised :meth:`sample_episode`: (N, 2) uniforms → rows, starts, lengths (N,)."""
+        """The episodes uniform draws pick: rows, and starts and lengths in ``episodes.columns``.
+
+        Args:
+            uniforms: two numbers in [0, 1) per episode, shape (N, 2): the country (unless
+                fixed) and the session or window start. Every reset consumes exactly two, so
+                that the vector env can draw them in blocks and still reproduce this env's
+                episodes.
+            options: may fix ``country``, ``session`` and ``window`` (else the constructor's).
+
+        Returns:
+            Country rows, starts and lengths, each of shape (N,) int64.
+        """
         country = options.get("country", self._country)
         row = None if country is None else self.data.country_index(country)
         return self.episodes.sample(

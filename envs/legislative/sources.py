@@ -11,12 +11,9 @@ import pandas as pd
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
-from assembly_gym.envs.legislative.data import (
-    UNVOTES_FILES,
-    RollCallData,
-    load_roll_call_attributes,
-    load_roll_calls_cached,
-)
+from assembly_gym.envs.legislative.data.loading import load_roll_calls_cached
+from assembly_gym.envs.legislative.data.schema import RollCallData
+from assembly_gym.envs.legislative.data.unvotes import UNVOTES_FILES, load_roll_call_attributes
 from assembly_gym.envs.legislative.synthetic import (
     SyntheticAssembly,
     SyntheticConfig,
@@ -134,14 +131,14 @@ def roll_call_attributes(spec: DataSpec = None) -> pd.DataFrame:
 
     Takes what :func:`roll_call_data` takes. An ``unvotes`` folder (or a folder holding one in
     ``unvotes/``) is read through its roll-call files only
-    (:func:`~assembly_gym.envs.legislative.data.load_roll_call_attributes`), never
+    (:func:`~assembly_gym.envs.legislative.data.unvotes.load_roll_call_attributes`), never
     ``un_votes.csv.gz``: it may hold roll calls whose votes are not cast yet. A UN Digital
     Library CSV holds each roll call in its vote rows: it is read whole and only its roll
     calls are returned.
 
     Returns:
         One row per roll call with
-        :data:`~assembly_gym.envs.legislative.data.ROLL_CALL_COLUMNS`, in time order.
+        :data:`~assembly_gym.envs.legislative.data.schema.ROLL_CALL_COLUMNS`, in time order.
 
     Raises:
         DataError: the source is missing, unreadable or of no known layout.

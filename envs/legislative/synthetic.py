@@ -25,13 +25,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import softmax
 
 from assembly_gym.envs.legislative.countries import Country
 from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, RollCallData, Vote
 from assembly_gym.envs.legislative.observation import FeatureConfig, content_features, feature_names
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 
-__all__ = ["SyntheticAssembly", "SyntheticConfig", "generate_assembly", "softmax"]
+__all__ = ["SyntheticAssembly", "SyntheticConfig", "generate_assembly"]
 
 ACTION_NAMES = tuple(v.name.lower() for v in Vote)
 _SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "de", "pa", "zu", "fe", "go", "hi")
@@ -109,13 +110,6 @@ class SyntheticAssembly:
         return int(self.blocs[self.data.country_index(country)])
 
 
-def softmax(logits: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax along an axis."""
-    shifted = logits - logits.max(axis=axis, keepdims=True)
-    weights = np.exp(shifted)
-    return weights / weights.sum(axis=axis, keepdims=True)
-
-
 def generate_assembly(config: SyntheticConfig = SyntheticConfig()) -> SyntheticAssembly:
     """Generate roll calls, planted weights and MaxEnt-optimal votes from one seed."""
     rng = np.random.default_rng(config.seed)
@@ -130,7 +124,7 @@ def generate_assembly(config: SyntheticConfig = SyntheticConfig()) -> SyntheticA
     # π_c(a | s) = softmax_a θ_c·φ(s, a); history weights are zero, so content suffices.
     augmented = np.column_stack([np.ones(len(content)), content])  # (R, 1 + n_content)
     logits = np.einsum("cak,rk->cra", theta[:, :, : augmented.shape[1]], augmented)
-    probs = softmax(logits)
+    probs = softmax(logits, axis=-1)
     draws = rng.random(probs.shape[:2])[..., None]
     votes = (draws > np.cumsum(probs, axis=-1)).sum(axis=-1).astype(np.int8)
     votes[rng.random(votes.shape) < config.absence_rate] = ABSENT

@@ -185,10 +185,6 @@ class MemoryWorldConfig:
 
     # ------------------------------------------------------------------ where the regions are
 
-    def window_pages(self, pages: Any, step: Any) -> Any:
-        """Page of a region at step t: h XOR t when hopping, else h (NumPy or torch ints)."""
-        return pages ^ step if self.hopping else pages + 0 * step
-
     def region_pages(self, regions: Any, step: Any) -> Any:
         """Page of each region at step t, NumPy or torch ints.
 
@@ -198,10 +194,11 @@ class MemoryWorldConfig:
             step: t, broadcast against regions[..., 0].
 
         Returns:
-            Shape of ``regions[..., 0]`` and ``step`` broadcast.
+            Shape of ``regions[..., 0]`` and ``step`` broadcast: h XOR t when hopping, else h.
         """
         if not self.pointer_chasing:
-            return self.window_pages(regions[..., 0], step)
+            pages = regions[..., 0]
+            return pages ^ step if self.hopping else pages + 0 * step
         route = regions[..., 3:]
         shape = np.broadcast_shapes(tuple(route.shape[:-1]), tuple(np.shape(step)))
         if isinstance(route, np.ndarray):

@@ -11,18 +11,14 @@ from gymnasium import spaces
 
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.core.render import RenderModes
-from assembly_gym.core.state import StateDeclaration
-from assembly_gym.envs.legislative.rewards import RewardFn, checked_reward
+from assembly_gym.core.rewards import RewardFn, checked_reward
 from assembly_gym.envs.memory.config import MemoryWorldConfig
 from assembly_gym.envs.memory.memory import PAGE_SIZE
 from assembly_gym.envs.memory.render import MemoryPicture, MemoryView
 from assembly_gym.envs.memory.world import Episodes, MemoryWorld, ReadPredictionReward
 from assembly_gym.envs.options import OptionTypes, checked_options
 
-__all__ = ["STATE_DECLARATION", "MemoryDynamicsEnv"]
-
-STATE_DECLARATION = StateDeclaration()
-"""No stages (an episode ends after ``sequence_length`` steps) and no grouped dimensions."""
+__all__ = ["MemoryDynamicsEnv"]
 
 _CHARS_PER_PAGE = 32  # render: one character per 8 words
 
@@ -103,13 +99,9 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     (pygame), after every step too. "ansi": the last read and the windows as text.
 
     ## Version History
-    * v0: initial version; changed since under the same id (a v1 was never cut): ε_t and s_0
-      are clipped at 4 standard deviations so that the observation space is bounded (before:
-      s unbounded); the reset info carries the step keys; ``render_mode="rgb_array"`` added
-      (a picture; no change to the dynamics);
-      a failing ``reward_fn`` leaves the env as it was, a NaN or infinite reward raises
-      :class:`~assembly_gym.core.errors.RewardFunctionError`, and unknown or mistyped reset
-      options raise (before: ignored).
+    * v0: initial version, the behaviour of the first release. Changes made before that
+      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
+      gets a new id (docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -205,7 +197,7 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         rows[:, parts["c"]] = episode.c[0]
         self._obs = rows[0].copy()
         # The world's own reward: the squared errors of each step for either seed of a read
-        self._errors, own = None, self._own_reward()
+        self._errors, own = None, self.own_reward()
         if own is not None:
             context = self.world.context_term(episode.c[0])
             self._errors = own.squared_errors(self._either, states[:-1], context, states[1:])
@@ -250,7 +242,7 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
             "iou": iou,
             "windows": self._windows[t].copy(),
         }
-        if self._errors is None or self._own_reward() is None:
+        if self._errors is None or self.own_reward() is None:
             reward = float(self.reward_fn(self._obs, action, next_obs, info))
         else:  # the world's own reward, from the episode's table
             above = self.world.tile(next_obs[self._read_bits] > 0.5)
@@ -349,7 +341,7 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
             )
         )
 
-    def _own_reward(self) -> ReadPredictionReward | None:
+    def own_reward(self) -> ReadPredictionReward | None:
         """``reward_fn`` if it is the world's :class:`ReadPredictionReward`, else None."""
         reward_fn = self.reward_fn
         if type(reward_fn) is ReadPredictionReward and reward_fn.world is self.world:

@@ -27,7 +27,6 @@ __all__ = [
     "join_address",
     "match_windows",
     "read_iou",
-    "read_overlap",
     "split_address",
 ]
 
@@ -70,20 +69,13 @@ def clip_read(
     return start, np.minimum(length, num_words - start)
 
 
-def read_overlap(
-    start_a: np.ndarray, length_a: np.ndarray, start_b: np.ndarray, length_b: np.ndarray
-) -> np.ndarray:
-    """Words shared by the ranges [start_a, start_a + length_a) and [start_b, …), broadcast."""
-    low = np.maximum(start_a, start_b)
-    high = np.minimum(np.asarray(start_a) + length_a, np.asarray(start_b) + length_b)
-    return np.maximum(high - low, 0)
-
-
 def read_iou(
     start_a: np.ndarray, length_a: np.ndarray, start_b: np.ndarray, length_b: np.ndarray
 ) -> np.ndarray:
-    """Intersection over union of two word ranges, broadcast, in [0, 1]."""
-    overlap = read_overlap(start_a, length_a, start_b, length_b)
+    """Intersection over union of [start_a, start_a + length_a) and [start_b, …), in [0, 1]."""
+    low = np.maximum(start_a, start_b)
+    high = np.minimum(np.asarray(start_a) + length_a, np.asarray(start_b) + length_b)
+    overlap = np.maximum(high - low, 0)
     return overlap / (np.asarray(length_a) + length_b - overlap)
 
 

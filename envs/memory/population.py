@@ -39,10 +39,6 @@ _BLOCK = 64  # words per pattern block of the structured quarters
 _CONTEXT_FLIP = 0.05  # bit-flip probability of the noisy context copies
 
 
-def _mask(word_size: int) -> np.uint32:
-    return np.uint32((1 << word_size) - 1)
-
-
 def random_bits(num_words: int, word_size: int, rng: np.random.Generator) -> BitMemory:
     """Independent fair bits."""
     words = rng.integers(0, 1 << word_size, size=num_words, dtype=np.uint64).astype(np.uint32)
@@ -52,7 +48,7 @@ def random_bits(num_words: int, word_size: int, rng: np.random.Generator) -> Bit
 def structured_patterns(num_words: int, word_size: int, rng: np.random.Generator) -> BitMemory:
     """Four quarters: single-bit dynamics, context patterns, counters, XOR of the first two."""
     quarter = num_words // 4
-    mask = _mask(word_size)
+    mask = np.uint32((1 << word_size) - 1)
     position = np.arange(quarter)
     blocks = -(-quarter // _BLOCK)
 

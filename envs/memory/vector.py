@@ -1,8 +1,8 @@
 """Native vectorised ``MemoryDynamics-v0``: N episodes stepped at once, their reads batched.
 
-A Gymnasium vector env of the stack it runs on, with the autoreset rules, seeding, checks and
-batched infos of the legislative native envs (:mod:`assembly_gym.envs.legislative.vector`):
-:func:`assembly_gym.make_native_vec` builds it through ``gym.make_vec``.
+A :class:`~assembly_gym.envs.batched.BatchedEnv` (the autoreset rules, seeding, checks and
+batched infos of every native vector env): :func:`assembly_gym.make_native_vec` builds it
+through ``gym.make_vec``.
 
 Sub-env ``i`` owns a generator seeded like a single env reset with seed ``seed + i`` and draws
 each episode's random part from it as the single env does
@@ -28,11 +28,10 @@ import numpy as np
 from gymnasium import spaces
 
 from assembly_gym.core.errors import InvalidActionError
-from assembly_gym.envs.legislative.rewards import checked_reward
-from assembly_gym.envs.legislative.vector import Infos, _BatchedEnv
+from assembly_gym.core.rewards import batch_rewards, checked_reward
+from assembly_gym.envs.batched import BatchedEnv, Infos
 from assembly_gym.envs.memory.env import MemoryDynamicsEnv
 from assembly_gym.envs.memory.memory import PAGE_SIZE, match_windows
-from assembly_gym.envs.memory.world import ReadPredictionReward
 
 __all__ = ["MemoryDynamicsVectorEnv"]
 
@@ -41,7 +40,7 @@ _CHUNK = 128
 1,024 sub-envs is a third faster in chunks of 128)."""
 
 
-class MemoryDynamicsVectorEnv(_BatchedEnv):
+class MemoryDynamicsVectorEnv(BatchedEnv):
     """N ``MemoryDynamics-v0`` episodes at once (same arguments as :class:`MemoryDynamicsEnv`).
 
     Every sub-env shares the single env's world (one memory). Actions are one
@@ -140,7 +139,7 @@ class MemoryDynamicsVectorEnv(_BatchedEnv):
 
     def _transition(
         self, envs: np.ndarray, actions: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, Infos]:
+    ) -> tuple[np.ndarray, np.ndarray, bool, Infos]:
         cfg, t = self.config, self._t[envs]
         pages, offsets, codes = actions.T
         starts = pages * PAGE_SIZE + offsets
@@ -153,44 +152,19 @@ class MemoryDynamicsVectorEnv(_BatchedEnv):
         }  # fmt: skip
         s, s_next = self._states[envs, t], self._states[envs, t + 1]
         read = np.stack([pages, offsets, lengths], axis=-1)
-        reward_fn = self.env.reward_fn
-        if type(reward_fn) is ReadPredictionReward and reward_fn.world is self.world:
-            # the default reward, from the parts of the observations
-            rewards = reward_fn.from_parts(s, bits, self._context[envs], s_next)
-            rewards = checked_reward(reward_fn, rewards)
+        own = self.env.own_reward()
+        if own is not None:  # the world's reward, from the parts of the observations
+            rewards = checked_reward(own, own.from_parts(s, bits, self._context[envs], s_next))
             everyone = len(envs) == self.num_envs  # envs is sorted: every sub-env, in order
             self._write(self._obs, slice(None) if everyone else envs, s, s_next, bits, read, t + 1)
         else:
             next_obs = self._obs[envs]
             self._write(next_obs, slice(None), s, s_next, bits, read, t + 1)
-            rewards = self._rewards(self._obs[envs], actions, next_obs, step_info)
+            infos = {"action_mask": self.action_masks()[: len(envs)], **step_info}
+            rewards = batch_rewards(self.env.reward_fn, self._obs[envs], actions, next_obs, infos)
             self._obs[envs] = next_obs
         self._t[envs] = t + 1
-        return rewards, t + 1 == cfg.sequence_length, step_info
-
-    def _rewards(
-        self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: Infos
-    ) -> np.ndarray:
-        """Rewards (k,) of k steps of a reward other than the world's own: a ``batch``, else rows.
-
-        A :class:`ReadPredictionReward`'s ``batch`` takes ``(obs, next_obs)``, any other
-        ``batch`` ``(obs, actions, next_obs, infos)`` (as in the legislative vector envs); row
-        i of a row-by-row call gets the single env's arguments: ``actions[i]`` (shape (3,)) and
-        the info of that step.
-        """
-        reward_fn = self.env.reward_fn
-        if isinstance(reward_fn, ReadPredictionReward):
-            return checked_reward(reward_fn, reward_fn.batch(obs, next_obs))
-        batch = getattr(reward_fn, "batch", None)
-        infos = {"action_mask": self.action_masks()[: len(obs)], **infos}
-        if batch is not None:
-            rewards = np.asarray(batch(obs, actions, next_obs, infos), dtype=float)
-        else:
-            rewards = np.array([
-                reward_fn(obs[i], actions[i], next_obs[i], {k: v[i] for k, v in infos.items()})
-                for i in range(len(obs))
-            ], dtype=float)  # fmt: skip
-        return checked_reward(reward_fn, rewards)
+        return rewards, t + 1 == cfg.sequence_length, False, step_info
 
     def _observations(self) -> np.ndarray:
         return self._obs.copy()

@@ -145,12 +145,11 @@ class MemoryWorld:
     # ------------------------------------------------------------------ the equations
 
     def tile(self, values: np.ndarray) -> np.ndarray:
-        """Repeat the last axis cyclically to ``state_dim`` entries."""
-        return values[..., self._tile_index(values.shape[-1])]
+        """Repeat the last axis cyclically to ``state_dim`` entries.
 
-    def _tiled(self, values: np.ndarray) -> np.ndarray:
-        """:meth:`tile`'s values in a C-ordered array: sums over rows run in one order."""
-        return np.take(values, self._tile_index(values.shape[-1]), axis=-1)
+        The result is a C-ordered array, so that sums over its rows run in one order.
+        """
+        return values.take(self._tile_index(values.shape[-1]), axis=-1)
 
     def _tile_index(self, width: int) -> np.ndarray:
         index = self._tiles.get(width)
@@ -323,7 +322,7 @@ class MemoryWorld:
         # transition_mean's operations in its order, in place, its constant products taken
         # out of the loop; states step by step in rows of their own
         gained = np.take(cfg.memory_gain * means, above)
-        context = cfg.context_gain * self._tiled(c)
+        context = cfg.context_gain * self.tile(c)
         states = np.empty((cfg.sequence_length + 1, len(c), cfg.state_dim))
         states[0] = s0
         rows, gains, noises = list(states), list(gained.swapaxes(0, 1)), list(noise.swapaxes(0, 1))
@@ -346,7 +345,7 @@ class MemoryWorld:
         cfg = self.config
         starts, lengths = cfg.windows(regions[:, None], np.arange(cfg.sequence_length))
         above = self._window_seeds(starts, lengths)  # (n, T, K, word_size)
-        return self._tiled(above.sum(axis=2, dtype=np.int8))
+        return self.tile(above.sum(axis=2, dtype=np.int8))
 
     def _window_seeds(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Whether the seed of each region's window is +1, shape (…, word_size) bool.
@@ -479,8 +478,10 @@ class ReadPredictionReward:
         cfg = world.config
         self._read_gain = cfg.memory_gain * (1.0 / cfg.num_regions)  # of single_read_term's ±1/K
 
-    def batch(self, obs: np.ndarray, next_obs: np.ndarray) -> np.ndarray:
-        """Rewards of a batch: obs and next_obs (N, d) → shape (N,)."""
+    def batch(
+        self, obs: np.ndarray, actions: Any, next_obs: np.ndarray, infos: dict[str, Any]
+    ) -> np.ndarray:
+        """Rewards of a batch (the ``batch`` signature): obs and next_obs (N, d) → shape (N,)."""
         return self._rewards(obs, next_obs)
 
     def __call__(
@@ -503,7 +504,7 @@ class ReadPredictionReward:
         Returns:
             Shape (…).
         """
-        above = self.world._tiled(read_bits > 0.5)  # C order: the sums' order
+        above = self.world.tile(read_bits > 0.5)  # C order: the sums' order
         return self.of_errors(self.squared_errors(above, s, context, s_next))
 
     def squared_errors(

@@ -8,20 +8,11 @@
 * ``rewards``: every country's reward evaluated batched.
 """
 
-from assembly_gym.envs.multiagent.assembly import (
-    PUBLIC_NAMES,
-    VARIANTS,
-    AssemblyParallelEnv,
-    env,
-    parallel_env,
-    raw_env,
-)
+from assembly_gym.envs.multiagent.assembly import AssemblyParallelEnv, env, parallel_env, raw_env
 from assembly_gym.envs.multiagent.deliberation import DeliberationParallelEnv
 from assembly_gym.envs.multiagent.rewards import CountryRewards, LinearCountryRewards
 
 __all__ = [
-    "PUBLIC_NAMES",
-    "VARIANTS",
     "AssemblyParallelEnv",
     "CountryRewards",
     "DeliberationParallelEnv",

@@ -32,7 +32,10 @@ once.
   described by the training sessions' votes only; ``sessions=(first, last)`` any other range.
   Both variants take them.
 * Render: "ansi" (text) and "rgb_array" (the hemicycle of
-  :mod:`assembly_gym.envs.legislative.render`: the agents' votes on the roll call just voted).
+  :mod:`assembly_gym.core.hemicycle`: the agents' votes on the roll call just voted).
+* Version History: v0, the behaviour of the first release (both variants). Changes made
+  before that release are in CHANGELOG.md; from it on, a change of observation, dynamics or
+  reward gets a new id (docs/architecture.md, "Versions").
 """
 
 from __future__ import annotations
@@ -49,14 +52,14 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.data import ABSENT, Vote
+from assembly_gym.core.hemicycle import AssemblyView, Hemicycle, Seat, seat_order
+from assembly_gym.core.rewards import RewardFn
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, Vote
 from assembly_gym.envs.legislative.observation import (
     FeatureConfig,
     RollCallFeatures,
     feature_names,
 )
-from assembly_gym.envs.legislative.render import AssemblyView, Hemicycle, Seat, seat_order
-from assembly_gym.envs.legislative.rewards import RewardFn
 from assembly_gym.envs.legislative.sources import DataSpec, Split, roll_call_data, session_window
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase, checked_actions, tally_text
 from assembly_gym.envs.multiagent.deliberation import DeliberationParallelEnv
@@ -129,12 +132,12 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         self.agents: list[str] = []
         self.rewards = CountryRewards(self.possible_agents, rewards)
         session_of = self.data.roll_calls["session"].to_numpy()
-        self._rcids = self.data.roll_calls["rcid"].to_numpy(dtype=np.int64)
+        self.rcids = self.data.roll_calls["rcid"].to_numpy(dtype=np.int64)  # (R,)
         self._labels = self.data.roll_calls["symbol"].fillna("").astype(str).to_numpy()
         self.sessions, starts = np.unique(session_of, return_index=True)
-        self._bounds = np.append(starts, len(session_of))  # session i: columns bounds[i]:[i+1]
+        self.bounds = np.append(starts, len(session_of))  # session i: columns bounds[i]:[i+1]
         cast = (self.data.votes != ABSENT).astype(np.int64)
-        self._members = np.add.reduceat(cast, starts, axis=1).T > 0 if len(starts) else cast.T
+        self.members = np.add.reduceat(cast, starts, axis=1).T > 0 if len(starts) else cast.T
         if session is not None and session not in self.sessions:
             raise DataError(self.data.source, f"no roll call in session {session}", field="session")
         self.session = session
@@ -153,15 +156,15 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         """
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        options = self._checked_options(options)
+        options = self.reset_options(options)
         session = options.get("session", self.session)
         window = options.get("window", self.window)
         index, first, length = (
             int(value[0]) for value in self.episodes(self.np_random.random((1, 2)), session, window)
         )
-        rows = np.flatnonzero(self._members[index])
+        rows = np.flatnonzero(self.members[index])
         self.agents = [self.possible_agents[r] for r in rows]
-        offset = first - self._bounds[index]
+        offset = first - self.bounds[index]
         own = self._session_features(index)[:, offset : offset + length]
         self._episode = {
             "session": int(self.sessions[index]),
@@ -172,7 +175,7 @@ class AssemblyParallelEnv(AssemblyEnvBase):
             "actions": None,
             "public": np.zeros(len(PUBLIC_NAMES), dtype=np.float32),
         }
-        rcid = int(self._rcids[first])
+        rcid = int(self.rcids[first])
         observations = self._observations(own[:, 0], self._episode["public"])
         info = {"session": self._episode["session"], "rcid": rcid, "voted_rcid": ABSENT,
                 "recorded_action": ABSENT}  # fmt: skip
@@ -201,11 +204,11 @@ class AssemblyParallelEnv(AssemblyEnvBase):
             rows, own[:, t], chosen, own[:, after], {"recorded_action": recorded}
         )
         counts = np.bincount(chosen, minlength=len(Vote))
-        public = np.append(counts / len(agents), float(counts[Vote.YES] > counts[Vote.NO]))
+        public = np.append(counts / len(agents), float(ADOPTION(chosen)))
         episode.update(t=t + 1, actions=chosen, public=public.astype(np.float32))
         observations = self._observations(own[:, after], episode["public"])
-        session, voted = episode["session"], int(self._rcids[columns[t]])
-        rcid = int(self._rcids[columns[after]])
+        session, voted = episode["session"], int(self.rcids[columns[t]])
+        rcid = int(self.rcids[columns[after]])
         infos = {
             agent: {"session": session, "rcid": rcid, "voted_rcid": voted,
                     "recorded_action": int(recorded[i])}
@@ -301,7 +304,7 @@ class AssemblyParallelEnv(AssemblyEnvBase):
                     self.data.source, f"no roll call in session {session}", field="session"
                 )
             index = np.full(len(draws), found, dtype=np.int64)
-        first, length = self._bounds[index], self._bounds[index + 1] - self._bounds[index]
+        first, length = self.bounds[index], self.bounds[index + 1] - self.bounds[index]
         if window is not None:
             room = np.maximum(length - window, 0) + 1
             first = first + np.minimum((draws[:, 1] * room).astype(np.int64), room - 1)
@@ -315,11 +318,11 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         earlier sessions describe them: the values ``RollCall-v0`` shows); members in
         :attr:`possible_agents` order.
         """
-        first, last = self._bounds[index], self._bounds[index + 1]
+        first, last = self.bounds[index], self.bounds[index + 1]
         features = RollCallFeatures(
             self.data.roll_calls.iloc[first:last], self.history, self.feature_config
         )
-        rows = np.flatnonzero(self._members[index])
+        rows = np.flatnonzero(self.members[index])
         return features.for_countries([self.possible_agents[r] for r in rows])
 
     def _session_features(self, index: int) -> np.ndarray:

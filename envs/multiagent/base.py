@@ -64,7 +64,7 @@ class AssemblyEnvBase(ParallelEnv):
         """The action space of every agent (one object)."""
         return self._action_space
 
-    def _checked_options(self, options: Any) -> dict[str, Any]:
+    def reset_options(self, options: Any) -> dict[str, Any]:
         """The reset options this env takes, with their types checked.
 
         Other keys are warned about, not refused as the single-agent envs do: PettingZoo's own

@@ -54,6 +54,15 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from assembly_gym.core.errors import DataError
+from assembly_gym.core.hemicycle import (
+    AssemblyView,
+    Hemicycle,
+    Seat,
+    seat_order,
+    sponsor_seats,
+    vote_seats,
+)
+from assembly_gym.core.rewards import RewardFn
 from assembly_gym.envs.legislative.data import ABSENT, Vote
 from assembly_gym.envs.legislative.deliberation import (
     STAGE_LABELS,
@@ -71,16 +80,7 @@ from assembly_gym.envs.legislative.observation import (
     RollCallFeatures,
     feature_names,
 )
-from assembly_gym.envs.legislative.render import (
-    AssemblyView,
-    Hemicycle,
-    Seat,
-    seat_order,
-    sponsor_seats,
-    vote_seats,
-)
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED
-from assembly_gym.envs.legislative.rewards import RewardFn
 from assembly_gym.envs.legislative.sources import Split
 from assembly_gym.envs.legislative.spaces import Action, Stage
 from assembly_gym.envs.multiagent.base import AssemblyEnvBase, checked_actions, tally_text
@@ -155,7 +155,7 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         self.rewards = CountryRewards(self.possible_agents, rewards)
         resolutions = self.records.resolutions
         self._session_of = resolutions["session"].to_numpy(dtype=np.int64)  # (R,)
-        self._rcids = resolutions["rcid"].to_numpy(dtype=np.int64)
+        self.rcids = resolutions["rcid"].to_numpy(dtype=np.int64)
         self._symbols = resolutions["symbol"].fillna("").astype(str).to_numpy()
         self.sessions = np.unique(self._session_of)
         acted = (
@@ -164,7 +164,7 @@ class DeliberationParallelEnv(AssemblyEnvBase):
             | _cast(self.records.plenary)
         )  # (C, R)
         in_session = self._session_of[:, None] == self.sessions  # (R, S)
-        self._members = (acted.astype(np.int64) @ in_session).T > 0  # (S, C)
+        self.members = (acted.astype(np.int64) @ in_session).T > 0  # (S, C)
         self.resolution = resolution
         if resolution is not None:
             self.records.resolution_index(resolution)
@@ -184,7 +184,7 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         """
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        options = self._checked_options(options)
+        options = self.reset_options(options)
         draws = self.np_random.random(2)
         resolution = options.get("resolution", self.resolution)
         if resolution is not None:
@@ -202,7 +202,7 @@ class DeliberationParallelEnv(AssemblyEnvBase):
             room = len(in_session) - length + 1
             offset = min(int(draws[1] * room), room - 1)
             columns = in_session[offset : offset + length]
-        rows = np.flatnonzero(self._members[index])
+        rows = np.flatnonzero(self.members[index])
         if len(rows) == 0:
             raise DataError(self.records.source, f"no member in session {self.sessions[index]}",
                             field="session")  # fmt: skip
@@ -380,7 +380,7 @@ class DeliberationParallelEnv(AssemblyEnvBase):
     ) -> dict[str, Any]:
         """The info fields every agent shares."""
         assert self._episode is not None
-        return {"session": self._episode["session"], "rcid": int(self._rcids[column]),
+        return {"session": self._episode["session"], "rcid": int(self.rcids[column]),
                 "symbol": str(self._symbols[column]), "stage": stage.name, "tally": tally,
                 "adopted": adopted}  # fmt: skip
 

@@ -2,14 +2,14 @@
 
 ``assembly_v0`` takes ``rewards``, a mapping from country to a reward function with the
 single-agent signature ``reward_fn(obs, action, next_obs, info) -> float`` of
-:mod:`assembly_gym.envs.legislative.rewards` (``obs`` the country's ``RollCall-v0``
+:mod:`assembly_gym.core.rewards` (``obs`` the country's ``RollCall-v0``
 observation). A step of the env evaluates them without a loop over countries where it can:
 
 * :class:`LinearCountryRewards` (what ``RewardModel.reward_fns()`` returns): every country's
   linear reward θ_c·φ(s, a) for all agents in one batched product, (N, k) × (N, A, k);
 * otherwise the agents are grouped by reward function (one group when every country has
   the same one, as with the default proxy) and each group goes through
-  :func:`~assembly_gym.envs.legislative.rewards.batch_rewards` (its ``batch`` when it has
+  :func:`~assembly_gym.core.rewards.batch_rewards` (its ``batch`` when it has
   one, else one call per agent).
 
 Example:
@@ -28,13 +28,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from assembly_gym.envs.legislative.rewards import (
-    LinearReward,
-    RewardFn,
-    batch_rewards,
-    checked_reward,
-    recorded_action_match,
-)
+from assembly_gym.core.rewards import RewardFn, batch_rewards, checked_reward
+from assembly_gym.envs.legislative.rewards import LinearReward, recorded_action_match
 
 __all__ = ["CountryRewards", "InputMap", "LinearCountryRewards"]
 
@@ -103,16 +98,12 @@ class LinearCountryRewards(Mapping[str, LinearReward]):
         """
         return np.array([self._rows[country] for country in countries], dtype=np.int64)
 
-    def action_values(self, rows: np.ndarray, obs: np.ndarray) -> np.ndarray:
-        """Rewards of every action: θ_{rows[i]}·φ(obs_i, a), shape (N, A)."""
-        return np.einsum("nk,nak->na", self.feature_map.inputs(obs), self.theta[rows])
-
     def batch_rows(
         self, rows: np.ndarray, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray,
         infos: dict[str, Any],
     ) -> np.ndarray:  # fmt: skip
         """θ_{rows[i]}·φ(obs_i, actions_i) for N agents at once, shape (N,)."""
-        values = self.action_values(rows, obs)
+        values = np.einsum("nk,nak->na", self.feature_map.inputs(obs), self.theta[rows])  # (N, A)
         return checked_reward(self, values[np.arange(len(rows)), np.asarray(actions)])
 
 

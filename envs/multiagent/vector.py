@@ -45,7 +45,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 
 from assembly_gym.core.errors import InvalidActionError
-from assembly_gym.envs.legislative.data import ABSENT, Vote
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, Vote
 from assembly_gym.envs.multiagent.assembly import PUBLIC_NAMES, AssemblyParallelEnv
 from assembly_gym.envs.vector_api import (
     FINAL_OBS,
@@ -120,7 +120,7 @@ class AssemblyVectorEnv:
         Raises:
             DataError: ``options["session"]`` has no roll call.
         """
-        self._options = self.env._checked_options(options)
+        self._options = self.env.reset_options(options)
         self._started = False
         self._seed(seed)
         self._start(np.arange(self.num_envs))
@@ -178,10 +178,10 @@ class AssemblyVectorEnv:
         votes = (np.arange(n)[:, None] * len(Vote) + actions)[present]
         counts = np.bincount(votes, minlength=n * len(Vote)).reshape(n, len(Vote))
         shares = counts / np.maximum(present.sum(axis=1), 1)[:, None]
-        public = np.column_stack([shares, counts[:, Vote.YES] > counts[:, Vote.NO]])
+        public = np.column_stack([shares, ADOPTION.passed(counts[:, Vote.YES], counts[:, Vote.NO])])
         self._t, self._own, self._public = t, own, public.astype(np.float32)
         infos: dict[str, Any] = {
-            "voted_rcid": self.env._rcids[column], "recorded_action": recorded
+            "voted_rcid": self.env.rcids[column], "recorded_action": recorded
         }  # fmt: skip
         ended = np.flatnonzero(terminated | truncated)
         if ended.size:
@@ -217,13 +217,13 @@ class AssemblyVectorEnv:
             self._options.get("window", self.env.window),
         )  # fmt: skip
         for session in np.unique(index[~self._ready[index]]):  # sessions new to the table
-            rows = np.flatnonzero(self.env._members[session])
-            start, stop = self.env._bounds[session], self.env._bounds[session + 1]
+            rows = np.flatnonzero(self.env.members[session])
+            start, stop = self.env.bounds[session], self.env.bounds[session + 1]
             self._table[start:stop, rows] = self.env.session_features(session).transpose(1, 0, 2)
             self._ready[session] = True
         self._index[envs], self._first[envs], self._length[envs] = index, first, length
         self._t[envs] = 0
-        self._present[envs] = self.env._members[index]
+        self._present[envs] = self.env.members[index]
         self._own[envs] = self._table[first]
         self._public[envs] = 0.0
 
@@ -260,7 +260,7 @@ class AssemblyVectorEnv:
         column = self._first + np.minimum(self._t, self._length - 1)
         return {
             "session": self.env.sessions[self._index],
-            "rcid": self.env._rcids[column],
+            "rcid": self.env.rcids[column],
             "agents": self._present.copy(),
             "action_mask": self.action_masks(),
         }

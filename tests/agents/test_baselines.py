@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.special import softmax
 
 from assembly_gym.agents.base import Agent, BaseAgent, apply_mask
 from assembly_gym.agents.baselines import (
@@ -18,7 +19,7 @@ from assembly_gym.agents.baselines import (
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import feature_names
-from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly, softmax
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 LAYOUT = ObservationLayout(feature_names())
 VOTES = ("yes", "no", "abstain")
@@ -238,6 +239,6 @@ def test_planted_agent_is_the_planted_softmax():
     agent = PlantedAgent(assembly, LAYOUT).fit(demos)
     obs, _, _ = Demonstration.stack(demos)
     theta = assembly.country_theta(country)
-    expected = softmax(np.column_stack([np.ones(len(obs)), obs]) @ theta.T)
+    expected = softmax(np.column_stack([np.ones(len(obs)), obs]) @ theta.T, axis=-1)
     np.testing.assert_allclose(agent.action_probs(obs), expected, rtol=1e-5)
     assert isinstance(agent, Agent)

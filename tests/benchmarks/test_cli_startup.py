@@ -50,13 +50,13 @@ def test_the_top_level_listing_imports_no_subcommand_and_no_torch(argv):
 
 def test_a_subcommand_imports_only_its_own_module():
     modules, printed = _imported("play", "--help")
-    assert _subcommands(modules) == {"arguments", "play"}
+    assert _subcommands(modules) == {"arguments", "flags", "play"}
     assert "usage: assembly-gym play" in printed
 
 
 def test_the_table_names_every_subcommand_module():
     found = {m.name for m in pkgutil.iter_modules(assembly_gym.benchmarks.commands.__path__)}
-    assert set(COMMANDS) == found - {"arguments"}
+    assert set(COMMANDS) == found - {"arguments", "flags"}
 
 
 def test_the_benchmarks_package_imports_its_names_on_first_use():

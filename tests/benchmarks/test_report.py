@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from assembly_gym.agents.debate import EpochMetrics, TrainHistory
+from assembly_gym.agents.debate import TrainHistory
+from assembly_gym.agents.debate.trainer import EpochMetrics
 from assembly_gym.benchmarks.report import (
     FIGURE_CAPTIONS,
     RESULTS,
@@ -64,13 +65,11 @@ def test_a_new_report_replaces_the_old_one_whole(tmp_path):
                                                RESULTS}  # fmt: skip
 
 
-def test_a_report_saved_before_ids_is_replaced_and_other_files_are_kept(tmp_path):
+def test_a_report_is_replaced_but_other_files_are_kept(tmp_path):
     out = tmp_path / "report"
-    out.mkdir()
-    (out / RESULTS).write_text(json.dumps({"kind": KIND, "format_version": 1, "suites": []}))
-    (out / "old_metrics.png").write_bytes(b"png")
+    write([result("zero", 0.5)], out)
     write([result("one", 0.5)], out)
-    assert "old_metrics.png" not in {p.name for p in out.iterdir()}
+    assert "zero_metrics.png" not in {p.name for p in out.iterdir()}
     (out / "notes.txt").write_text("mine")
     with pytest.raises(CheckpointError, match=r"notes.txt\); saving would delete them"):
         write([result("two", 0.5)], out)

@@ -281,7 +281,7 @@ def test_an_agent_whose_extra_is_missing_is_left_out_and_named():
 def test_the_device_flag_is_checked_where_it_is_parsed():
     import argparse
 
-    from assembly_gym.benchmarks.commands import add_dataclass_flags, dataclass_from_flags
+    from assembly_gym.benchmarks.commands.flags import add_dataclass_flags, dataclass_from_flags
 
     parser = argparse.ArgumentParser()
     add_dataclass_flags(parser, Options)

@@ -72,7 +72,7 @@ def _pause() -> None:
 
 def _install_pause(what: str, where: int | str) -> None:
     if what == "write":
-        write, calls = artifact._write_synced, [0]
+        write, calls = artifact.write_synced, [0]
 
         def paused_write(path: Path, data: bytes, mode: int) -> None:
             if calls[0] == where:
@@ -80,7 +80,7 @@ def _install_pause(what: str, where: int | str) -> None:
             calls[0] += 1
             write(path, data, mode)
 
-        artifact._write_synced = paused_write
+        artifact.write_synced = paused_write
     else:
         swap = artifact._swap_in
 

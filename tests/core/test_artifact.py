@@ -21,6 +21,7 @@ from assembly_gym.core.persist import current_umask
 
 MANIFEST = "thing.json"
 KIND = "test-thing"
+ENTRY = {"sha256": "0" * 64, "size": 1}  # a manifest's entry for a file of one byte
 
 
 def save(folder, contents, **payload):
@@ -131,19 +132,6 @@ def test_files_beside_an_artifact_are_never_deleted(tmp_path):
     assert (folder / "notes.txt").read_text() == "mine" and read(folder).files["a"] == b"1"
 
 
-def test_a_folder_saved_before_ids_is_replaced_whole(tmp_path):
-    folder = tmp_path / "thing"
-    folder.mkdir()
-    (folder / MANIFEST).write_text(json.dumps({"kind": KIND, "format_version": 2}))
-    (folder / "history.npz").write_bytes(b"old")
-    assert read(folder).files == {} and read(folder).artifact_id is None
-    assert read(folder, legacy_files=["history.npz", "absent"]).files == {"history.npz": b"old"}
-    save(folder, {"a": b"1"})
-    assert sorted(p.name for p in folder.iterdir()) == ["a", MANIFEST]
-    (folder / "history.npz").write_bytes(b"not listed")
-    assert read(folder, legacy_files=["history.npz"]).files == {"a": b"1"}  # ids: no legacy
-
-
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root may write anywhere")
 def test_a_folder_without_write_permission_is_refused(tmp_path):
     locked = tmp_path / "locked"
@@ -176,12 +164,14 @@ def test_permissions_are_those_of_a_plain_write_or_of_what_is_replaced(tmp_path)
         ({"format_version": True}, "format version True, this code reads 2"),
         ({"format_version": 3}, "format version 3, this code reads 2"),
         ({"kind": "other"}, "expected a 'test-thing' file, found 'other'"),
-        ({"files": ["a"]}, "'files' must map file names to checksums"),
-        ({"files": {"a": 5}}, "'files' must map file names to checksums"),
-        ({"files": {"../../etc/passwd": "0" * 64}}, "file name '../../etc/passwd' is not a plain"),
-        ({"artifact_id": 7}, "'artifact_id' must be a string"),
-        ({"files": {"a": "0" * 64}}, "a: corrupted or truncated, or from another save"),
-        ({"files": {"missing": "0" * 64}}, "missing: file not found .the save is incomplete"),
+        ({"files": ["a"]}, "field 'files' is a list, expected an object"),
+        ({"files": {"a": "0" * 64}}, "field 'files' holds a string, expected only an object"),
+        ({"files": {"a": {"sha256": "0" * 64}}}, "file 'a': listed without a 'sha256' .* 'size'"),
+        ({"files": {"a": {"sha256": "0", "size": -1}}}, "file 'a': listed without a 'sha256'"),
+        ({"files": {"../../etc/passwd": ENTRY}}, "file '../../etc/passwd': not a plain"),
+        ({"artifact_id": 7}, "field 'artifact_id' is an integer, expected a string"),
+        ({"files": {"a": ENTRY}}, "a: corrupted or truncated, or from another save"),
+        ({"files": {"missing": ENTRY}}, "missing: file not found .the save is incomplete"),
     ],
 )
 def test_a_tampered_manifest_is_a_checkpoint_error(tmp_path, change, message):
@@ -189,6 +179,15 @@ def test_a_tampered_manifest_is_a_checkpoint_error(tmp_path, change, message):
     save(folder, {"a": b"1"})
     edit_manifest(folder, **change)
     with pytest.raises(CheckpointError, match=message):
+        read(folder)
+
+
+def test_a_file_is_read_no_further_than_its_listed_size(tmp_path):
+    folder = tmp_path / "thing"
+    save(folder, {"a": b"1"})
+    (folder / "a").write_bytes(b"1" + b"x" * 2**20)  # grown by an edit
+    assert artifact._read_file(folder / "a", 1) == b"1x"  # allocates what the save wrote, + 1
+    with pytest.raises(CheckpointError, match="a: corrupted or truncated, or from another save"):
         read(folder)
 
 
@@ -226,7 +225,7 @@ def test_a_failed_save_keeps_the_old_artifact_and_no_sibling(tmp_path, monkeypat
     def full(path, data, mode):
         raise OSError("disk full")
 
-    monkeypatch.setattr(artifact, "_write_synced", full)
+    monkeypatch.setattr(artifact, "write_synced", full)
     with pytest.raises(OSError, match="disk full"):
         save(folder, {"a": b"new"})
     assert read(folder).artifact_id == old and siblings(folder) == []

@@ -103,11 +103,11 @@ def zygote():
 def sources(tmp_path_factory, small_assembly):
     """Per scenario, (old, new): folders of two different saved models (a report: labels)."""
     from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
     from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
     from assembly_gym.irl.reward_model import RewardModel
     from assembly_gym.world_models.leworld import LeWorldConfig, LeWorldModel, LeWorldSystem
     from assembly_gym.world_models.mlp import MLPEnsemble
-    from assembly_gym.world_models.transitions import deliberation_transitions
 
     root = tmp_path_factory.mktemp("sources")
     data = small_assembly.data

@@ -8,8 +8,8 @@ import pytest
 
 from assembly_gym.envs.legislative.resolutions import generate_resolution_records
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.legislative.transitions import deliberation_transitions
 from assembly_gym.world_models.empirical import EmpiricalModel
-from assembly_gym.world_models.transitions import deliberation_transitions
 
 
 @pytest.fixture(scope="session")

@@ -27,10 +27,10 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.envs.legislative.deliberation import resolution_records
+from assembly_gym.envs.legislative.transitions import deliberation_transitions
 from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
 from assembly_gym.envs.registration import ENV_IDS
 from assembly_gym.world_models.empirical import EmpiricalModel
-from assembly_gym.world_models.transitions import deliberation_transitions
 
 GYMNASIUM_1 = int(gym.__version__.split(".")[0]) >= 1
 MAX_STEPS = 30

@@ -142,8 +142,8 @@ def _required_kwargs(env_id: str) -> dict:
     if env_id != "assembly/Simulator-v0":
         return {}
     from assembly_gym.envs.legislative.deliberation import resolution_records
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
     from assembly_gym.world_models.empirical import EmpiricalModel
-    from assembly_gym.world_models.transitions import deliberation_transitions
 
     assembly = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3, seed=1))
     return {"model": EmpiricalModel().fit(deliberation_transitions(resolution_records(assembly)))}

@@ -11,9 +11,7 @@ import pytest
 from gymnasium.wrappers import RenderCollection
 
 import assembly_gym  # noqa: F401  (registers the ids)
-from assembly_gym.core.render import FRAME_SHAPE, PALETTE, fit_text, state_picture, text_width
-from assembly_gym.envs.legislative.data import ABSENT, Vote
-from assembly_gym.envs.legislative.render import (
+from assembly_gym.core.hemicycle import (
     SEAT_COLOURS,
     AssemblyView,
     Hemicycle,
@@ -23,13 +21,15 @@ from assembly_gym.envs.legislative.render import (
     sponsor_seats,
     vote_seats,
 )
+from assembly_gym.core.render import FRAME_SHAPE, PALETTE, fit_text, state_picture, text_width
+from assembly_gym.envs.legislative.data import ABSENT, Vote
 from assembly_gym.envs.legislative.resolutions import generate_resolution_records
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
+from assembly_gym.envs.legislative.transitions import deliberation_transitions
 from assembly_gym.envs.memory.render import MemoryPicture, MemoryView
 from assembly_gym.envs.registration import ENV_IDS
 from assembly_gym.world_models.empirical import EmpiricalModel
-from assembly_gym.world_models.transitions import deliberation_transitions
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 import assembly_gym  # noqa: F401
 from assembly_gym.core.errors import MissingDependencyError
 from assembly_gym.envs import assembly_v0
-from assembly_gym.envs.registration import ENV_IDS
+from assembly_gym.envs.family import FAMILIES
 from assembly_gym.envs.rllib import (
     MASKED_SUFFIX,
     MULTI_AGENT_ENVS,
@@ -66,7 +66,7 @@ def test_every_id_is_registered_with_ray(ray_local):
 
     names = register_rllib_envs()
     assert names == register_rllib_envs()  # a second call changes nothing
-    assert set(names) == {*ENV_IDS, *(i + MASKED_SUFFIX for i in ENV_IDS), *MULTI_AGENT_ENVS}
+    assert set(names) == {*FAMILIES, *(i + MASKED_SUFFIX for i in FAMILIES), *MULTI_AGENT_ENVS}
     assert all(_global_registry.contains(ENV_CREATOR, name) for name in names)
     creator = _global_registry.get(ENV_CREATOR, "assembly/Deliberation-v0" + MASKED_SUFFIX)
     obs, _ = creator({"country": "Country 002"}).reset(seed=0)

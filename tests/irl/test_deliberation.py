@@ -13,7 +13,11 @@ from assembly_gym.envs.legislative.resolutions import generate_resolution_record
 from assembly_gym.envs.legislative.rewards import LinearReward
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.irl.deliberation import DeliberationProblem, planted_deliberation
+from assembly_gym.irl.deliberation import (
+    DeliberationProblem,
+    cross_validate,
+    planted_deliberation,
+)
 from assembly_gym.irl.mdp import soft_value_iteration
 
 ISSUES = [f"issue_{c}" for c in ("me", "nu", "di", "hr", "co", "ec")]
@@ -77,3 +81,13 @@ def test_recovers_the_planted_policy(problem: DeliberationProblem) -> None:
     steps = np.arange(3)[:, None]
     on_path = gap[steps, np.searchsorted(visited, planted.states[:, :3]).T]
     assert on_path.mean() < 0.05
+
+
+def test_cross_validation_fits_on_the_other_folds_and_scores_each(records) -> None:
+    folds = np.array_split(np.arange(records.n_resolutions), 2)
+    rows = cross_validate(records, folds, ["Country 001", "Country 002"], l2=10.0)
+    assert [row["fold"] for row in rows] == [1, 2]
+    assert [row["test resolutions"] for row in rows] == [len(f) for f in folds]
+    assert all(row["train resolutions"] + row["test resolutions"] == records.n_resolutions
+               for row in rows)  # fmt: skip
+    assert all(row["log-lik (uniform)"] < row["log-lik (IRL)"] < 0 for row in rows)

@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from assembly_gym.envs.legislative.data import ABSENT, Vote
-from assembly_gym.irl import SeparationWarning, fit_reward_model
+from assembly_gym.irl import fit_reward_model
+from assembly_gym.irl.maxent import SeparationWarning
 
 FEATURES = ["year", "important"]  # few enough that the other country's votes are not separable
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.world_models.empirical import EmpiricalModel
-from assembly_gym.world_models.mlp import MLPEnsemble
-from assembly_gym.world_models.transitions import (
+from assembly_gym.envs.legislative.transitions import (
     deliberation_transitions,
     rollcall_transitions,
-    split_transitions,
 )
+from assembly_gym.world_models.empirical import EmpiricalModel
+from assembly_gym.world_models.mlp import MLPEnsemble
+from assembly_gym.world_models.transitions import split_transitions
 
 
 @pytest.fixture(scope="session")

@@ -160,7 +160,7 @@ def test_rollcall_models_predict_done_and_gaussians(rollcall_models, rollcall):
 @pytest.mark.slow
 def test_the_ensemble_beats_the_frequency_tables_on_held_out_nll(mlp_factory):
     from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-    from assembly_gym.world_models.transitions import deliberation_transitions
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
 
     config = SyntheticConfig(n_countries=12, n_sessions=8, roll_calls_per_session=20, seed=5)
     train, validation, test = split_transitions(

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from assembly_gym.core.state import OneHotGroup, OutcomeRule, Stages, StateDeclaration, VoteGroup
-from assembly_gym.envs.declarations import declaration_for_layout
+from assembly_gym.core.transitions import Transitions
 from assembly_gym.envs.legislative.deliberation import STATE_DECLARATION, STATE_NAMES
 from assembly_gym.envs.legislative.observation import content_names
-from assembly_gym.world_models.base import Transitions
 from assembly_gym.world_models.schema import (
     DONE,
     BinCodec,
@@ -34,7 +33,7 @@ def test_deliberation_schema_classifies_the_state_and_copies_the_resolution(deli
 
 def test_unrecorded_stages_are_copied(assembly):
     from assembly_gym.envs.legislative.resolutions import records_from_roll_calls
-    from assembly_gym.world_models.transitions import deliberation_transitions
+    from assembly_gym.envs.legislative.transitions import deliberation_transitions
 
     schema = StateSchema.fit(deliberation_transitions(records_from_roll_calls(assembly.data)))
     copied = {schema.obs_names[j] for j in schema.copied}
@@ -218,7 +217,7 @@ def test_a_model_keeps_the_declaration_it_was_fitted_with(tmp_path):
 
 
 def test_deliberation_declares_what_the_schema_used_to_hard_code(schema, delib):
-    assert schema.declaration == STATE_DECLARATION == declaration_for_layout(delib.obs_names)
+    assert schema.declaration == STATE_DECLARATION == delib.declaration
     named = [(getattr(p, "name", getattr(p, "prefix", None)),
               tuple(delib.obs_names[j] for j in p.dims)) for p in schema.parts]  # fmt: skip
     votes = ("yes", "no", "abstain")
@@ -231,18 +230,6 @@ def test_deliberation_declares_what_the_schema_used_to_hard_code(schema, delib):
         ("sponsor_share", ("sponsor_share",)),
     ]  # fmt: skip
     assert STATE_DECLARATION.outcome == OutcomeRule("adopted", "plenary", majority=0.5)
-
-
-def test_schemas_saved_without_a_declaration_get_their_layouts(schema, delib):
-    saved = schema.to_dict()
-    del saved["declaration"]  # as saved before declarations were
-    old = StateSchema.from_dict(saved)
-    assert old.declaration == STATE_DECLARATION
-    n = 300
-    probs = uniform_probs(schema, n)
-    draws = [s.sample(delib.obs[:n], probs, np.zeros((n, 0)), np.zeros((n, 0)),
-                      np.random.default_rng(5)) for s in (schema, old)]  # fmt: skip
-    assert np.array_equal(*draws)
 
 
 def dirichlet_probs(schema, n, seed=0):

@@ -19,6 +19,9 @@ The house, floor by floor:
   adapter on the observations of ``assembly/MemoryDynamics-v0`` (predict, sample, fit,
   save, load).
 
+Here: the config, the model, training and evaluation; the building blocks, losses, data
+sets and baselines are importable from their modules.
+
 Example:
     >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
     >>> from assembly_gym.world_models.leworld import LeWorldConfig, train_leworld
@@ -33,121 +36,23 @@ Example:
     >>> model = LeWorldModel(system)  # predict, sample, save, load
 """
 
-from assembly_gym.world_models.leworld.baselines import (
-    MemorylessMLP,
-    fit_memoryless,
-    train_memoryless,
-)
-from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
-from assembly_gym.world_models.leworld.blm import (
-    BigLeWorldModel,
-    BLMOutput,
-    straight_through_sigmoid,
-)
-from assembly_gym.world_models.leworld.config import ADDRESS_GRADIENTS, LeWorldConfig
-from assembly_gym.world_models.leworld.datasets import (
-    Datasets,
-    held_out_episodes,
-    make_datasets,
-    training_episodes,
-)
+from assembly_gym.world_models.leworld.config import LeWorldConfig
 from assembly_gym.world_models.leworld.evaluation import (
     LeWorldMetrics,
-    PairedDifference,
-    ablation_table,
     evaluate_system,
     metrics_table,
-    noise_floor,
-    paired_difference,
-    phase_ablation,
-    sequence_mse,
-)
-from assembly_gym.world_models.leworld.losses import (
-    phase1_loss,
-    phase1_request_loss,
-    phase2_loss,
-    phase3_loss,
-    routing_losses,
-    system_losses,
-)
-from assembly_gym.world_models.leworld.memory import (
-    ArtificialMemory,
-    range_means,
-    read_alternatives,
-    straight_through_read,
 )
 from assembly_gym.world_models.leworld.model import LeWorldModel
-from assembly_gym.world_models.leworld.slm import SLMOutput, SmallLeWorldModel
-from assembly_gym.world_models.leworld.system import (
-    READ_MODES,
-    LeWorldSystem,
-    SequenceOutput,
-    StepOutput,
-    count_params,
-)
-from assembly_gym.world_models.leworld.training import (
-    DEFAULT_PHASES,
-    PHASES,
-    PhaseReport,
-    Progress,
-    TrainingReport,
-    fit_residual_std,
-    fit_transitions,
-    parse_phases,
-    train_leworld,
-    train_phase,
-)
+from assembly_gym.world_models.leworld.system import LeWorldSystem
+from assembly_gym.world_models.leworld.training import TrainingReport, train_leworld
 
 __all__ = [
-    "ADDRESS_GRADIENTS",
-    "ArtificialMemory",
-    "BLMOutput",
-    "BigLeWorldModel",
-    "DEFAULT_PHASES",
-    "Datasets",
     "LeWorldConfig",
     "LeWorldMetrics",
     "LeWorldModel",
     "LeWorldSystem",
-    "MemorylessMLP",
-    "PHASES",
-    "PairedDifference",
-    "PhaseReport",
-    "Progress",
-    "READ_MODES",
-    "SLMOutput",
-    "SequenceBatch",
-    "SequenceOutput",
-    "SmallLeWorldModel",
-    "StepBatch",
-    "StepOutput",
     "TrainingReport",
-    "ablation_table",
-    "count_params",
     "evaluate_system",
-    "fit_memoryless",
-    "fit_residual_std",
-    "fit_transitions",
-    "held_out_episodes",
-    "make_datasets",
     "metrics_table",
-    "noise_floor",
-    "paired_difference",
-    "parse_phases",
-    "phase1_loss",
-    "phase1_request_loss",
-    "phase2_loss",
-    "phase3_loss",
-    "phase_ablation",
-    "range_means",
-    "read_alternatives",
-    "routing_losses",
-    "sequence_mse",
-    "straight_through_read",
-    "straight_through_sigmoid",
-    "system_losses",
     "train_leworld",
-    "train_memoryless",
-    "train_phase",
-    "training_episodes",
 ]

@@ -6,7 +6,9 @@ epoch or per batch, never per step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -15,6 +17,15 @@ from assembly_gym.envs.memory.layout import MemoryLayout
 from assembly_gym.envs.memory.world import Episodes
 
 __all__ = ["SequenceBatch", "StepBatch"]
+
+_Batch = TypeVar("_Batch", "StepBatch", "SequenceBatch")
+
+
+def _map_tensors(batch: _Batch, fn: Callable[[torch.Tensor], torch.Tensor]) -> _Batch:
+    """``batch`` with ``fn`` applied to each of its tensors (a None stays None)."""
+    values = {f.name: getattr(batch, f.name) for f in fields(batch)}
+    changes: dict[str, Any] = {k: None if v is None else fn(v) for k, v in values.items()}
+    return replace(batch, **changes)
 
 
 @dataclass(frozen=True)
@@ -42,25 +53,11 @@ class StepBatch:
 
     def to(self, device: torch.device | str) -> StepBatch:
         """The same rows on ``device`` (no copy where they already are)."""
-        return StepBatch(
-            self.s_prev.to(device),
-            self.s.to(device),
-            self.c.to(device),
-            self.step.to(device),
-            self.target.to(device),
-            None if self.regions is None else self.regions.to(device),
-        )
+        return _map_tensors(self, lambda tensor: tensor.to(device))
 
     def select(self, rows: torch.Tensor) -> StepBatch:
         """The rows at the given indices (on the rows' device)."""
-        return StepBatch(
-            self.s_prev[rows],
-            self.s[rows],
-            self.c[rows],
-            self.step[rows],
-            self.target[rows],
-            None if self.regions is None else self.regions[rows],
-        )
+        return _map_tensors(self, lambda tensor: tensor[rows])
 
     @classmethod
     def from_observations(
@@ -115,17 +112,11 @@ class SequenceBatch:
 
     def to(self, device: torch.device | str) -> SequenceBatch:
         """The same sequences on ``device`` (no copy where they already are)."""
-        return SequenceBatch(
-            self.states.to(device),
-            self.c.to(device),
-            None if self.regions is None else self.regions.to(device),
-        )
+        return _map_tensors(self, lambda tensor: tensor.to(device))
 
     def select(self, rows: torch.Tensor) -> SequenceBatch:
         """The sequences at the given rows (on the sequences' device)."""
-        return SequenceBatch(
-            self.states[rows], self.c[rows], None if self.regions is None else self.regions[rows]
-        )
+        return _map_tensors(self, lambda tensor: tensor[rows])
 
     def steps(self) -> StepBatch:
         """All transitions as rows, ordered sequence-major (row = b·T + t)."""

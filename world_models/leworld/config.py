@@ -12,7 +12,7 @@ from typing import Any
 
 from assembly_gym.core.persist import dataclass_from_dict
 
-__all__ = ["ADDRESS_GRADIENTS", "LeWorldConfig"]
+__all__ = ["LeWorldConfig"]
 
 
 _MAY_BE_ZERO = (
@@ -21,9 +21,6 @@ _MAY_BE_ZERO = (
     "phase2_freeze_slm_epochs",
     "temperature_anneal_rate",
 )
-ADDRESS_GRADIENTS = ("straight_through", "gumbel")
-"""How the next-state loss reaches the SLMs' address logits in phases 2 and 3 (see
-:attr:`LeWorldConfig.address_gradient`)."""
 
 
 @dataclass(frozen=True)
@@ -58,17 +55,12 @@ class LeWorldConfig:
         phase3_epochs: epochs of phase 3.
         phase3_batch_size: sequences per batch in phase 3.
         phase3_other_lr_scale: the rest of the system learns at ``phase3_lr`` × this.
-        phase3_freeze_slms: in phase 3 the SLMs are frozen but for the weights the info
-            request enters by (their reads change only through the request).
         weight_decay: AdamW weight decay (all phases).
         grad_clip: maximum global gradient norm (all phases).
         lambda_balance: weight of the routing-balance loss (CV² of the SLMs' mean gate).
         lambda_diversity: weight of the address-diversity loss (overlap of the SLMs' page
             distributions).
         lambda_entropy: weight of the routing-entropy loss (binary entropy of the gates).
-        lambda_read: cost of a routed read (weight of the mean gate probability): 0 (the
-            default) lets the router keep every SLM open; above the balance loss's pull it
-            closes SLMs whose reads the prediction does not need.
         lambda_info: weight of the info-request utility in phase 3.
         temperature_anneal_rate: router temperature τ = max(τ_min, exp(−rate · step)).
         temperature_min: τ_min.
@@ -79,11 +71,6 @@ class LeWorldConfig:
         query_dim: size of the info-request query.
         straight_through_top_k: alternatives per address factor the straight-through
             gradient looks up (the most probable ones).
-        address_gradient: "straight_through" (the SLMs' argmax reads, the factorised
-            surrogate's gradient) or "gumbel" (in training, reads drawn by the Gumbel-max
-            trick and the gradient of the Gumbel-softmax at ``gumbel_temperature``: the SLMs
-            explore reads near their choice).
-        gumbel_temperature: temperature of the Gumbel-softmax.
         num_train_sequences: training sequences drawn from the world.
         resample_train: draw ``num_train_sequences`` fresh sequences from the world every
             epoch (the world is a simulator: an address decoder trained on one fixed set of
@@ -106,13 +93,11 @@ class LeWorldConfig:
     phase3_epochs: int = 50
     phase3_batch_size: int = 16
     phase3_other_lr_scale: float = 0.1
-    phase3_freeze_slms: bool = False
     weight_decay: float = 0.01
     grad_clip: float = 1.0
     lambda_balance: float = 0.01
     lambda_diversity: float = 0.001
     lambda_entropy: float = 0.01
-    lambda_read: float = 0.0
     lambda_info: float = 0.1
     temperature_anneal_rate: float = 3e-5
     temperature_min: float = 0.1
@@ -122,8 +107,6 @@ class LeWorldConfig:
     read_dim: int = 32
     query_dim: int = 16
     straight_through_top_k: int = 32
-    address_gradient: str = "straight_through"
-    gumbel_temperature: float = 1.0
     num_train_sequences: int = 1000
     resample_train: bool = True
     num_val_sequences: int = 200
@@ -132,18 +115,13 @@ class LeWorldConfig:
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
-            if isinstance(value, bool | str):
+            if isinstance(value, bool):
                 continue
             if item.name.startswith("lambda_") or item.name in _MAY_BE_ZERO:
                 if value < 0:
                     raise ValueError(f"{item.name} must be non-negative, got {value}")
             elif value <= 0:
                 raise ValueError(f"{item.name} must be positive, got {value}")
-        if self.address_gradient not in ADDRESS_GRADIENTS:
-            raise ValueError(
-                f"address_gradient must be one of {ADDRESS_GRADIENTS}, "
-                f"got {self.address_gradient!r}"
-            )
         if self.temperature_min > 1:
             raise ValueError(f"temperature_min must be at most 1, got {self.temperature_min}")
 
@@ -165,11 +143,10 @@ class LeWorldConfig:
         2.5 min on the 2-core machine, all three about 5 min; pointer chasing on 16,384
         words about 6 min (docs/leworld.md).
         """
+        phase1 = max(1, self.phase1_epochs // 2) if self.phase1_request else self.phase1_epochs
         return replace(
             self,
-            phase1_epochs=max(1, self.phase1_epochs // 2)
-            if self.phase1_request
-            else self.phase1_epochs,
+            phase1_epochs=phase1,
             phase2_epochs=max(1, self.phase2_epochs // 10),
             phase2_restart_epochs=max(1, self.phase2_restart_epochs // 10),
             phase2_freeze_slm_epochs=self.phase2_freeze_slm_epochs // 10,

@@ -126,7 +126,7 @@ def sequence_mse(
         seed: seeds the random reads (a generator on the system's device: on the CPU the
             reads of earlier versions, on a GPU others).
     """
-    generator = _generator(system.device, seed)
+    generator = torch.Generator(device=system.device).manual_seed(seed)  # reads drawn there
     out = []
     with torch.no_grad():
         for first in range(0, len(episodes), _BATCH):
@@ -136,11 +136,6 @@ def sequence_mse(
             error = ((run.predictions - batch.states[:, 1:]) ** 2).mean(dim=(1, 2))
             out.append(error.cpu().numpy())
     return np.concatenate(out).astype(np.float64)
-
-
-def _generator(device: torch.device, seed: int) -> torch.Generator:
-    """A seeded generator on ``device`` (random reads drawn where they are used)."""
-    return torch.Generator(device=device).manual_seed(seed)
 
 
 def evaluate_system(
@@ -153,7 +148,7 @@ def evaluate_system(
 ) -> LeWorldMetrics:
     """All held-out metrics of a system on episodes (arguments as in :func:`sequence_mse`)."""
     world_config, device = system.world_config, system.device
-    generator = _generator(device, seed)
+    generator = torch.Generator(device=device).manual_seed(seed)
     sq, ab, gates, probs, hits, ious = [], [], [], [], [], []
     horizons = min(HORIZONS, episodes.sequence_length)
     horizon_sq, horizon_n = np.zeros(horizons), np.zeros(horizons)

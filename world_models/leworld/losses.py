@@ -92,7 +92,6 @@ def system_losses(
         + cfg.lambda_balance * parts["balance"]
         + cfg.lambda_diversity * parts["diversity"]
         + cfg.lambda_entropy * parts["entropy"]
-        + cfg.lambda_read * gate_probs.mean()
     )
     return parts
 
@@ -105,8 +104,6 @@ def phase1_loss(
         raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
     slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
     targets = system.oracle_reads(rows.regions, rows.step)
-    logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
-    address, confidence, exact = _address_losses(logits, slm.confidence, targets)
     ones = torch.ones_like(slm.confidence)
     out = system.step(
         rows.s_prev,
@@ -119,10 +116,8 @@ def phase1_loss(
         slm=slm,
     )
     mse = ((out.prediction - rows.target) ** 2).mean()
-    loss = address + confidence + mse
-    return loss, _detached(
-        address_ce=address, confidence_bce=confidence, mse=mse, exact_reads=exact.float().mean()
-    )
+    logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
+    return _phase1_losses(logits, slm.confidence, targets, mse)
 
 
 def phase1_request_loss(
@@ -139,27 +134,20 @@ def phase1_request_loss(
     out = system.run(batch, use_query=True, read_mode="oracle")
     targets = system.oracle_reads(rows.regions, rows.step)
     logits = tuple(value.flatten(1, 2) for value in out.slm_logits)
-    address, confidence, exact = _address_losses(logits, out.confidence.flatten(1), targets)
     mse = ((out.predictions - batch.states[:, 1:]) ** 2).mean()
-    loss = address + confidence + mse
-    return loss, _detached(
-        address_ce=address, confidence_bce=confidence, mse=mse, exact_reads=exact.float().mean()
-    )
+    return _phase1_losses(logits, out.confidence.flatten(1), targets, mse)
 
 
-def _address_losses(
-    logits: tuple[torch.Tensor, ...], confidence: torch.Tensor, targets: tuple[torch.Tensor, ...]
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Summed cross-entropy of page, offset and length, the confidence's BCE, exact reads.
+def _phase1_losses(
+    logits: tuple[torch.Tensor, ...],
+    confidence: torch.Tensor,
+    targets: tuple[torch.Tensor, ...],
+    mse: torch.Tensor,
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Address cross-entropy + confidence BCE + ``mse``, and the detached parts.
 
-    Args:
-        logits: (page, offset, length) logits, each (E, N, ·).
-        confidence: the SLMs' confidences, (E, N).
-        targets: the oracle's (page, offset, length code), each (E, N) int64.
-
-    Returns:
-        (address cross-entropy, confidence BCE, exact (E, N) bool: the argmax read is the
-        target).
+    Logits (page, offset, length), each (E, N, ·), against the oracle's targets (E, N); the
+    confidences (E, N) are trained to say whether the argmax read is exact.
     """
     address = sum(
         (
@@ -172,7 +160,9 @@ def _address_losses(
         dim=0
     )
     bce = F.binary_cross_entropy(confidence, exact.to(confidence.dtype))
-    return address, bce, exact
+    return address + bce + mse, _detached(
+        address_ce=address, confidence_bce=bce, mse=mse, exact_reads=exact.float().mean()
+    )
 
 
 def phase2_loss(

@@ -1,12 +1,11 @@
 """The LeWorld system as a :class:`~assembly_gym.world_models.base.WorldModel`.
 
-:class:`LeWorldModel` wraps a
-:class:`~assembly_gym.world_models.leworld.system.LeWorldSystem` and speaks the protocol on
-the observations of ``assembly/MemoryDynamics-v0``: ``predict(obs, action)`` predicts
-s_{t+1} from the observation (one step, no info request: a simulator keeps no recurrent
-state) and fills in the read part of the next observation from the action's read of the
-memory; ``fit`` is phase 2 of the training, on transitions; ``save``/``load`` write and read
-a checkpoint folder (kind ``"leworld"``).
+:class:`LeWorldModel` wraps a :class:`~assembly_gym.world_models.leworld.system.LeWorldSystem`
+and speaks the protocol on the observations of ``assembly/MemoryDynamics-v0``:
+``predict(obs, action)`` predicts s_{t+1} from the observation (one step, no info request: a
+simulator keeps no recurrent state) and fills in the read part of the next observation from
+the action's read of the memory; ``fit`` is phase 2 of the training, on transitions;
+``save``/``load`` write and read a checkpoint folder (kind ``"leworld"``).
 
 The model runs on ``device`` (``"auto"``: the GPU when there is one): a call's observations
 cross to it once and its outputs come back once. Checkpoints hold CPU tensors and load on
@@ -27,10 +26,11 @@ import torch
 from assembly_gym.core.device import resolve_device
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import array_from_bytes, array_to_bytes, checked_field
+from assembly_gym.core.transitions import Transitions
 from assembly_gym.envs.memory.config import MemoryWorldConfig
 from assembly_gym.envs.memory.memory import PAGE_SIZE, BitMemory, clip_read, join_address
 from assembly_gym.envs.memory.world import MemoryWorld
-from assembly_gym.world_models.base import Prediction, Transitions, register_world_model
+from assembly_gym.world_models.base import Prediction, register_world_model
 from assembly_gym.world_models.checkpoint import (
     MANIFEST,
     START_STATES,
@@ -54,8 +54,6 @@ _PHASE_FILE = "{}.pt"  # the parameters after a phase: "phase 1" → phase1.pt
 _MEMORY = "memory_words.npy"
 _START_STATES_COUNT = 256
 _START_STATES_SEED = 0
-_WORLD_SIZES = ("state_dim", "char_dim", "sequence_length")
-"""Fields that older checkpoints stored in the LeWorld config; they come from the world now."""
 
 
 class LeWorldModel:
@@ -81,7 +79,7 @@ class LeWorldModel:
         obs_names: the names of the observation dimensions.
         extra: facts saved with the model.
         phase_states: the parameters after each phase, "phase N" → state dict of CPU tensors
-            (empty for checkpoints written before they were saved).
+            (empty for a system saved without them).
 
     Example:
         >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
@@ -318,11 +316,9 @@ class LeWorldModel:
 
     @classmethod
     def load(cls, path: str | Path, *, device: str | torch.device = "auto") -> LeWorldModel:
-        """Load a model saved by :meth:`save` (on any device, wherever it was trained).
+        """Load a model saved by :meth:`save` onto ``device`` (as in :class:`LeWorldModel`).
 
-        Args:
-            path: the folder.
-            device: where the model runs (as in :class:`LeWorldModel`).
+        It loads on any device, wherever it was trained.
 
         Raises:
             CheckpointError: a missing, corrupted or foreign folder.
@@ -340,23 +336,18 @@ class LeWorldModel:
         """Loader registered with :func:`assembly_gym.world_models.base.register_world_model`.
 
         The weights are read onto the CPU, then the system moves to ``device``.
-
-        Checkpoints written before the world's sizes left :class:`LeWorldConfig` carry
-        ``state_dim``, ``char_dim`` and ``sequence_length`` in their config: the world's
-        description has them too, so they are dropped.
         """
         folder, manifest = checkpoint.folder, checkpoint.manifest
         source = folder / MANIFEST
         world = checked_field(manifest, "world", dict, source)
         saved_config = checked_field(manifest, "config", dict, source)
         seed = checked_field(manifest, "seed", int, source)
-        use_query = checked_field(manifest, "use_query", bool, source, default=False)
-        extra = checked_field(manifest, "extra", dict, source, default={})
-        phases = checked_field(manifest, "phases", list, source, default=[], items=str)
+        use_query = checked_field(manifest, "use_query", bool, source)
+        extra = checked_field(manifest, "extra", dict, source)
+        phases = checked_field(manifest, "phases", list, source, items=str)
         try:
             world_config = MemoryWorldConfig.from_dict(world)
-            values = {k: v for k, v in saved_config.items() if k not in _WORLD_SIZES}
-            config = LeWorldConfig.from_dict(values)
+            config = LeWorldConfig.from_dict(saved_config)
             words = array_from_bytes(checkpoint_file(checkpoint, _MEMORY), folder / _MEMORY)
             memory = BitMemory(words.astype(np.uint32), world_config.word_size)
             system = LeWorldSystem(world_config, memory, config, seed=seed)
@@ -364,16 +355,12 @@ class LeWorldModel:
             if isinstance(error, CheckpointError):
                 raise
             raise CheckpointError(f"{folder}: not a valid LeWorld checkpoint ({error})") from error
-        load_torch_weights(system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS)
         phase_states = {}
         for name in phases:  # each read into the system to check it, then kept on the CPU
             file = _phase_file(name)
             load_torch_weights(system, checkpoint_file(checkpoint, file), folder / file)
             phase_states[name] = copy.deepcopy(system.state_dict())
-        if phase_states:  # the final parameters back
-            load_torch_weights(
-                system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS
-            )
+        load_torch_weights(system, checkpoint_file(checkpoint, _PARAMETERS), folder / _PARAMETERS)
         system.use_query = use_query
         return cls(system.eval(), extra=extra, device=device, phase_states=phase_states)
 

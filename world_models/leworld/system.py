@@ -132,7 +132,6 @@ class LeWorldSystem(nn.Module):
         config = config or LeWorldConfig()
         self.world_config, self.config, self.seed = wc, config, seed
         self.use_query = False
-        self._gumbel: torch.Generator | None = None  # Gumbel noise of the reads (lazily)
         generator = torch.Generator().manual_seed(seed)
         self.memory = ArtificialMemory(
             memory,
@@ -204,8 +203,8 @@ class LeWorldSystem(nn.Module):
         if slm is None:
             slm = self.slms(s_prev, s, c, step, query)
         if read_mode == "model":
-            probs, choice = self._address(slm)
-            bits = self.memory.read_straight_through(probs, choice)
+            choice = slm.choice()
+            bits = self.memory.read_straight_through(slm.probs(), choice)
         elif read_mode == "oracle":
             if regions is None:
                 raise ValueError("read_mode='oracle' needs the episodes' regions")
@@ -221,35 +220,6 @@ class LeWorldSystem(nn.Module):
         encoded = self.memory.encode(bits, self.memory.clipped_length(*choice))
         blm = self.blm(s, c, encoded, slm.confidence, temperature=self.temperature, gates=gates)
         return StepOutput(blm.prediction, slm, blm, torch.stack(choice, dim=-1))
-
-    def _address(
-        self, slm: SLMOutput
-    ) -> tuple[
-        tuple[torch.Tensor, torch.Tensor, torch.Tensor],
-        tuple[torch.Tensor, torch.Tensor, torch.Tensor],
-    ]:
-        """The probabilities the read's gradient follows and the read chosen.
-
-        ``address_gradient="gumbel"`` in training: each factor's logits plus Gumbel noise
-        (from a generator seeded by :attr:`seed`, on the system's device); the read is their
-        argmax, the gradient that of their softmax at ``gumbel_temperature``. Otherwise the
-        SLMs' own probabilities and argmax.
-        """
-        if not (self.training and self.config.address_gradient == "gumbel"):
-            return slm.probs(), slm.choice()
-        if self._gumbel is None or self._gumbel.device != self.device:
-            self._gumbel = torch.Generator(device=self.device).manual_seed(self.seed)
-        logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
-        perturbed = []
-        for value in logits:
-            uniform = torch.rand(
-                value.shape, generator=self._gumbel, device=value.device, dtype=value.dtype
-            )
-            perturbed.append(value - torch.log(-torch.log(uniform.clamp(1e-10, 1 - 1e-7))))
-        tau = self.config.gumbel_temperature
-        page, offset, length = perturbed
-        probs = ((page / tau).softmax(-1), (offset / tau).softmax(-1), (length / tau).softmax(-1))
-        return probs, (page.argmax(-1), offset.argmax(-1), length.argmax(-1))
 
     def oracle_reads(
         self, regions: torch.Tensor, step: torch.Tensor

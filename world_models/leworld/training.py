@@ -7,12 +7,11 @@
   (:func:`~assembly_gym.world_models.leworld.losses.phase1_request_loss`), and the system
   uses the request from then on (phase 2 then trains on whole sequences too).
 * Phase 2 (``phase2_*``): end to end on the next-state MSE plus the routing losses;
-  straight-through (or Gumbel-softmax, ``address_gradient``) gradients through the discrete
-  reads and the router's gates; the SLMs and the info head (the address path) frozen for
-  the first ``phase2_freeze_slm_epochs`` (by default the whole phase: the BLM's predictor,
-  router and encoder learn on the SLMs' own reads);
-  linear warm-up, then cosine annealing with warm restarts; the router temperature is
-  annealed τ = max(τ_min, exp(−rate · step)).
+  straight-through gradients through the discrete reads and the router's gates; the SLMs
+  and the info head (the address path) frozen for the first ``phase2_freeze_slm_epochs``
+  (by default the whole phase: the BLM's predictor, router and encoder learn on the SLMs'
+  own reads); linear warm-up, then cosine annealing with warm restarts; the router
+  temperature is annealed τ = max(τ_min, exp(−rate · step)).
 * Phase 3 (``phase3_*``): paired branches with and without the info request
   (:func:`~assembly_gym.world_models.leworld.losses.phase3_loss`). The info head and the
   SLMs' query weights learn at ``phase3_lr``, everything else at ``phase3_lr`` ×
@@ -34,7 +33,7 @@ import copy
 import io
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,9 +44,9 @@ from tqdm.auto import tqdm
 
 from assembly_gym.core.device import resolve_device
 from assembly_gym.core.tensorboard import summary_writer
+from assembly_gym.core.transitions import Transitions
 from assembly_gym.envs.memory.layout import MemoryLayout
 from assembly_gym.envs.memory.world import MemoryWorld
-from assembly_gym.world_models.base import Transitions
 from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
 from assembly_gym.world_models.leworld.config import LeWorldConfig
 from assembly_gym.world_models.leworld.datasets import Datasets, make_datasets, training_episodes
@@ -167,14 +166,8 @@ class Progress:
     def counters(self) -> bytes:
         """Everything but the report, as bytes (``torch.save``; the report is JSON apart)."""
         buffer = io.BytesIO()
-        torch.save(
-            {
-                "global_step": self.global_step,
-                "generator_state": self.generator_state,
-                "use_query": self.use_query,
-            },
-            buffer,
-        )
+        names = ("global_step", "generator_state", "use_query")
+        torch.save({name: getattr(self, name) for name in names}, buffer)
         return buffer.getvalue()
 
     @classmethod
@@ -236,10 +229,7 @@ def train_phase(
             raise ValueError(
                 f"phase {phase} needs whole sequences here (the info request passes between steps)"
             )
-    epochs = {1: cfg.phase1_epochs, 2: cfg.phase2_epochs, 3: cfg.phase3_epochs}[phase]
-    batch_size = {1: cfg.phase1_batch_size, 2: cfg.phase2_batch_size, 3: cfg.phase3_batch_size}[
-        phase
-    ]
+    epochs, batch_size = (getattr(cfg, f"phase{phase}_{name}") for name in ("epochs", "batch_size"))
     if isinstance(source(0), StepBatch):  # rows: a batch holds as many rows as its sequences would
         batch_size *= system.world_config.sequence_length
     steps_per_epoch = math.ceil(len(source(0)) / batch_size)
@@ -300,21 +290,14 @@ def train_phase(
 
 
 def _freeze_slms(system: LeWorldSystem, phase: int, epoch: int) -> None:
-    """Freeze the SLMs where the config says (their reads then move only by the query).
+    """Freeze the SLMs for phase 2's first ``phase2_freeze_slm_epochs``.
 
-    Phase 2's first ``phase2_freeze_slm_epochs``: the SLMs and the info head that steers them
-    (the reads stay those phase 1 taught), while the BLM's predictor, the router and the
-    encoder adapt to them. Phase 3 with ``phase3_freeze_slms``: all but the query's
-    modulation weights.
+    Frozen with them is the info head that steers them (the reads stay those phase 1 taught),
+    while the BLM's predictor, the router and the encoder adapt to them.
     """
-    cfg = system.config
-    frozen = (phase == 2 and epoch < cfg.phase2_freeze_slm_epochs) or (
-        phase == 3 and cfg.phase3_freeze_slms
-    )
+    frozen = phase == 2 and epoch < system.config.phase2_freeze_slm_epochs
     system.slms.requires_grad_(not frozen)
-    system.blm.info_head.requires_grad_(not (phase == 2 and frozen))
-    if phase == 3:
-        system.slms.query_film.requires_grad_(True)
+    system.blm.info_head.requires_grad_(not frozen)
 
 
 def _log_steps(
@@ -395,14 +378,11 @@ def _optimizer(
     system: LeWorldSystem, phase: int, steps_per_epoch: int
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
     cfg = system.config
-    if phase == 1:
-        return torch.optim.AdamW(
-            system.parameters(), lr=cfg.phase1_lr, weight_decay=cfg.weight_decay
-        ), None
-    if phase == 2:
-        optimizer = torch.optim.AdamW(
-            system.parameters(), lr=cfg.phase2_lr, weight_decay=cfg.weight_decay
-        )
+    if phase < 3:
+        lr = cfg.phase1_lr if phase == 1 else cfg.phase2_lr
+        optimizer = torch.optim.AdamW(system.parameters(), lr=lr, weight_decay=cfg.weight_decay)
+        if phase == 1:
+            return optimizer, None
         cycle = max(1, cfg.phase2_restart_epochs * steps_per_epoch)
         cosine = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=cycle)
         if cfg.phase2_warmup_steps == 0:
@@ -480,10 +460,7 @@ def train_leworld(
         ValueError: unknown phases, or ``resume`` ran a phase later than one still to run.
     """
     config = config or LeWorldConfig()
-    phases = sorted(set(phases))
-    unknown = [p for p in phases if p not in PHASES]
-    if unknown or not phases:
-        raise ValueError(f"phases must be a non-empty subset of {PHASES}, got {phases}")
+    phases = list(parse_phases(phases))
     started = time.perf_counter()
     system = LeWorldSystem(world.config, world.memory, config, seed=seed)
     generator = torch.Generator().manual_seed(seed)
@@ -551,38 +528,33 @@ def fit_transitions(
     Whole episodes go to validation (about ``validation_fraction`` of them). Runs on the
     system's device.
     """
-    layout, cfg = MemoryLayout(system.world_config), system.world_config
+    layout, steps = MemoryLayout(system.world_config), system.world_config.sequence_length
     train, val = transitions.split_by_episode(
         (1 - validation_fraction, validation_fraction), np.random.default_rng(seed)
     )
     if len(train) == 0 or len(val) == 0:
         raise ValueError("fit needs transitions of at least two episodes (train and validation)")
-    rows = [
-        StepBatch.from_observations(layout, cfg.sequence_length, t.obs, t.next_obs).to(
-            system.device
-        )
+    train_rows, val_rows = (
+        StepBatch.from_observations(layout, steps, t.obs, t.next_obs).to(system.device)
         for t in (train, val)
-    ]
+    )
+    generator = torch.Generator().manual_seed(seed)
     report = train_phase(
-        system,
-        phase=2,
-        train=rows[0],
-        val=rows[1],
-        progress=progress,
-        generator=torch.Generator().manual_seed(seed),
+        system, phase=2, train=train_rows, val=val_rows, progress=progress, generator=generator
     )
     with torch.no_grad():
-        residual = (
-            system.step(rows[1].s_prev, rows[1].s, rows[1].c, rows[1].step).prediction
-            - rows[1].target
-        )
-    system.residual_std.copy_(residual.std(dim=0).clamp_min(1e-4))
+        prediction = system.step(val_rows.s_prev, val_rows.s, val_rows.c, val_rows.step).prediction
+    system.residual_std.copy_((prediction - val_rows.target).std(dim=0).clamp_min(1e-4))
     return report
 
 
-def parse_phases(text: str | Sequence[int]) -> tuple[int, ...]:
-    """Phases from "1,2,3" (or a sequence of ints), validated."""
-    values = [int(p) for p in text.split(",")] if isinstance(text, str) else [int(p) for p in text]
+def parse_phases(text: str | Iterable[int]) -> tuple[int, ...]:
+    """Phases from "1,2,3" (or a sequence of ints), validated, sorted and without repeats.
+
+    Raises:
+        ValueError: no phase, or one that is not 1, 2 or 3.
+    """
+    values = [int(p) for p in (text.split(",") if isinstance(text, str) else text)]
     if not values or any(p not in PHASES for p in values):
-        raise ValueError(f"phases must be a comma-separated subset of 1,2,3, got {text!r}")
+        raise ValueError(f"phases must be a non-empty subset of 1,2,3, got {text!r}")
     return tuple(sorted(set(values)))

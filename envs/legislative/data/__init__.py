@@ -24,34 +24,24 @@ Example:
     (<Vote.YES: 0>, 2)
 """
 
-from assembly_gym.envs.legislative.data.loading import load_roll_calls, load_roll_calls_cached
+from assembly_gym.envs.legislative.data.loading import load_roll_calls
 from assembly_gym.envs.legislative.data.schema import (
     ABSENT,
+    ADOPTION,
     ISSUE_CODES,
-    ISSUE_NAMES,
-    ROLL_CALL_COLUMNS,
     RollCallData,
     Vote,
 )
-from assembly_gym.envs.legislative.data.undl import UNDL_REQUIRED, load_undl_votes
-from assembly_gym.envs.legislative.data.unvotes import (
-    UNVOTES_FILES,
-    load_roll_call_attributes,
-    load_unvotes,
-)
+from assembly_gym.envs.legislative.data.undl import load_undl_votes
+from assembly_gym.envs.legislative.data.unvotes import load_unvotes
 
 __all__ = [
     "ABSENT",
+    "ADOPTION",
     "ISSUE_CODES",
-    "ISSUE_NAMES",
-    "ROLL_CALL_COLUMNS",
-    "UNDL_REQUIRED",
-    "UNVOTES_FILES",
     "RollCallData",
     "Vote",
-    "load_roll_call_attributes",
     "load_roll_calls",
-    "load_roll_calls_cached",
     "load_undl_votes",
     "load_unvotes",
 ]

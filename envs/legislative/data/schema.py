@@ -1,4 +1,4 @@
-"""Roll-call data in memory: votes, issue codes and :class:`RollCallData`.
+"""Roll-call data in memory: votes, the adoption rule, issue codes and :class:`RollCallData`.
 
 :class:`RollCallData` holds a compact vote matrix (countries × roll calls, ``int8``, with
 :data:`ABSENT` for "did not vote") and a table of roll-call attributes, sorted in time.
@@ -11,16 +11,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from enum import IntEnum
 
 import numpy as np
 import pandas as pd
 
 from assembly_gym.core.errors import DataError
+from assembly_gym.core.state import ABSENT, OutcomeRule, Vote
 from assembly_gym.envs.legislative.countries import Country, default_country_table
 
 __all__ = [
     "ABSENT",
+    "ADOPTION",
     "ISSUE_CODES",
     "ISSUE_NAMES",
     "ROLL_CALL_COLUMNS",
@@ -31,16 +32,8 @@ __all__ = [
 ]
 
 
-class Vote(IntEnum):
-    """A recorded vote; the values are also the RollCall-v0 action indices."""
-
-    YES = 0
-    NO = 1
-    ABSTAIN = 2
-
-
-ABSENT = -1
-"""Vote-matrix code for "did not vote" (absent, non-member or not recorded)."""
+ADOPTION = OutcomeRule("adopted", "plenary")
+"""The General Assembly's rule: a resolution is adopted iff yes > no among the votes cast."""
 
 ISSUE_CODES = ("me", "nu", "di", "hr", "co", "ec")
 ISSUE_NAMES = {

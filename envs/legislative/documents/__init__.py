@@ -34,37 +34,17 @@ Example:
 """
 
 from assembly_gym.envs.legislative.documents.genealogy import load_genealogy
-from assembly_gym.envs.legislative.documents.loading import (
-    DATA_KINDS,
-    data_kind,
-    load_trajectories,
-)
+from assembly_gym.envs.legislative.documents.loading import load_trajectories
 from assembly_gym.envs.legislative.documents.marc import load_marc_drafts
-from assembly_gym.envs.legislative.documents.names import parse_sponsor_note
 from assembly_gym.envs.legislative.documents.stage_json import load_stage_trajectory
-from assembly_gym.envs.legislative.documents.trajectory import (
-    OUTCOMES,
-    STAGES,
-    VOTE_KEYS,
-    RecordedVote,
-    Trajectory,
-    TrajectoryStep,
-)
+from assembly_gym.envs.legislative.documents.trajectory import Trajectory
 from assembly_gym.envs.legislative.documents.writing import write_stage_trajectories
 
 __all__ = [
-    "DATA_KINDS",
-    "OUTCOMES",
-    "STAGES",
-    "VOTE_KEYS",
-    "data_kind",
-    "RecordedVote",
     "Trajectory",
-    "TrajectoryStep",
     "load_genealogy",
     "load_marc_drafts",
     "load_stage_trajectory",
     "load_trajectories",
-    "parse_sponsor_note",
     "write_stage_trajectories",
 ]

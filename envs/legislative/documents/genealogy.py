@@ -9,8 +9,8 @@ from typing import Any
 from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
 from assembly_gym.envs.legislative.data.reading import read_bytes
 from assembly_gym.envs.legislative.documents.json_reader import JsonReader, describe
-from assembly_gym.envs.legislative.documents.names import NameCollector, split_names
-from assembly_gym.envs.legislative.documents.parsing import build, parse_json
+from assembly_gym.envs.legislative.documents.names import split_names
+from assembly_gym.envs.legislative.documents.parsing import parse_json
 from assembly_gym.envs.legislative.documents.text import (
     clean_title,
     committee_from_text,
@@ -33,6 +33,7 @@ _STAGE_NAMES = {  # genealogy stage key -> TrajectoryStep.stage
     "plenary_meeting": "plenary_discussion",
     "resolution": "plenary_vote",
 }
+_ROW = {key: f"stages.{key}" for key in _STAGE_NAMES}  # stage key -> row named in errors
 
 
 def load_genealogy(path: str | Path, *, table: CountryTable | None = None) -> Trajectory:
@@ -67,8 +68,9 @@ def load_genealogy(path: str | Path, *, table: CountryTable | None = None) -> Tr
             votes twice.
     """
     path = Path(path)
-    data = parse_json(path, read_bytes(path))
-    return genealogy_trajectory(data, path, table or default_country_table())
+    return genealogy_trajectory(
+        parse_json(path, read_bytes(path)), path, table or default_country_table()
+    )
 
 
 _RECORDED_VOTE = (
@@ -99,65 +101,26 @@ def _tally_from_text(text: str | None, draft_symbol: str | None = None) -> dict[
 
 def genealogy_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
     """The trajectory of a parsed genealogy JSON document (:func:`load_genealogy`)."""
-    reader, names = JsonReader(str(path)), NameCollector(table)
-    if not isinstance(data, dict):
-        reader.fail(
-            f"expected a JSON object with resolution_symbol and stages, got {describe(data)}",
-            None,
-            None,
-        )
+    reader = JsonReader(str(path), table)
+    data = reader.root(data, "resolution_symbol and stages")
     symbol = reader.text(data, "resolution_symbol", None, required=True)
     stages = reader.mapping(data, "stages", None, required=True)
-    assert symbol is not None and stages is not None
+    assert stages is not None
     if not stages:
         reader.fail(
             "no stages: expected at least one of " + ", ".join(_STAGE_NAMES), None, "stages"
         )
-    part = {
-        key: reader.mapping(stages, key, f"stages.{key}", "stages.") or {} for key in _STAGE_NAMES
-    }
-    draft, report, resolution = part["draft"], part["committee_report"], part["resolution"]
-    row = {key: f"stages.{key}" for key in _STAGE_NAMES}
-
-    draft_symbol = reader.text(draft, "symbol", row["draft"]) or reader.text(
-        report, "draft_symbol", row["committee_report"]
+    part = {key: reader.mapping(stages, key, _ROW[key], "stages.") or {} for key in _STAGE_NAMES}
+    draft_symbol, sponsors, additional = _draft(reader, part["draft"], part["committee_report"])
+    committee_vote = _committee_vote(reader, part["committee_report"], draft_symbol)
+    plenary_vote, outcome = _plenary_vote(reader, part, symbol)
+    outcome = _outcome(reader, part, symbol, outcome)
+    committee = _committee(reader, part, draft_symbol)
+    date = _date(reader, part)
+    title = reader.text(data, "title", None) or reader.text(
+        part["resolution"], "title", _ROW["resolution"]
     )
-    sponsors = names.canonical(reader.names(draft, "sponsors", row["draft"]) or [])
-    submitted = reader.text(report, "submission_info", row["committee_report"])
-    if not sponsors and submitted:
-        sponsors = names.canonical(split_names(submitted, table))
-    additional = names.canonical(reader.names(draft, "co_sponsors", row["draft"]) or [])
-    committee_vote = _committee_vote(reader, names, report, draft_symbol)
-    plenary_vote, outcome = _plenary_vote(
-        reader, names, part["plenary_meeting"], resolution, symbol
-    )
-    # A resolution symbol is given only to an adopted resolution.
-    if outcome is None and resolution and symbol.startswith("A/RES/"):
-        outcome = "adopted"
-    if outcome is None and "adoption_status" in report:
-        outcome = reader.outcome(
-            report["adoption_status"], row["committee_report"], "adoption_status"
-        )
-    committee = reader.committee(draft, "committee", row["draft"])
-    if committee is None:
-        committee = reader.committee(report, "committee", row["committee_report"])
-    if committee is None:
-        committee = committee_from_text(draft_symbol or "")
-    dates = (
-        (part["plenary_meeting"], "date", row["plenary_meeting"]),
-        (resolution, "action_note", row["resolution"]),
-        (resolution, "date", row["resolution"]),
-        (report, "date", row["committee_report"]),
-        (draft, "date", row["draft"]),
-        (part["agenda"], "date", row["agenda"]),
-    )
-    date = next((d for d in (iso_date(reader.text(*where)) for where in dates) if d), None)
-    title = reader.text(data, "title", None) or reader.text(resolution, "title", row["resolution"])
-    return build(
-        Trajectory,
-        reader.source,
-        None,
-        None,
+    return reader.trajectory(
         symbol=symbol,
         title=clean_title(title),
         session=session_from_symbol(symbol) or session_from_symbol(draft_symbol),
@@ -165,25 +128,40 @@ def genealogy_trajectory(data: Any, path: Path, table: CountryTable) -> Trajecto
         agenda_item=_agenda_item(reader, data, part["agenda"]),
         date=date,
         draft_symbol=draft_symbol,
-        draft_text=reader.text(draft, "text", row["draft"]),
+        draft_text=reader.text(part["draft"], "text", _ROW["draft"]),
         sponsors=sponsors,
         additional_sponsors=additional,
-        subjects=_subjects(reader, resolution),
+        subjects=_subjects(reader, part["resolution"]),
         committee_vote=committee_vote,
         plenary_vote=plenary_vote,
         outcome=outcome,
         resolution_symbol=symbol if symbol.startswith(("A/RES/", "A/DEC/")) else None,
         steps=_steps(reader, stages, committee_vote, outcome),
         source=f"{path}#{symbol}",
-        unmatched_names=tuple(names.unmatched),
     )
 
 
+def _draft(
+    reader: JsonReader, draft: dict, report: dict
+) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
+    """(draft symbol, sponsors, additional sponsors) from ``draft``, else ``committee_report``.
+
+    Without a sponsor list, the sponsors are the names of ``submission_info``.
+    """
+    row, report_row = _ROW["draft"], _ROW["committee_report"]
+    symbol = reader.text(draft, "symbol", row) or reader.text(report, "draft_symbol", report_row)
+    sponsors = reader.sponsors(draft, "sponsors", row)
+    submitted = reader.text(report, "submission_info", report_row)
+    if not sponsors and submitted:
+        sponsors = reader.countries.canonical(split_names(submitted, reader.countries.table))
+    return symbol, sponsors, reader.sponsors(draft, "co_sponsors", row)
+
+
 def _committee_vote(
-    reader: JsonReader, names: NameCollector, report: dict, draft_symbol: str | None
+    reader: JsonReader, report: dict, draft_symbol: str | None
 ) -> RecordedVote | None:
     """Lists from ``committee_report.voting``; tally from ``vote_summary`` or proceedings."""
-    row = "stages.committee_report"
+    row = _ROW["committee_report"]
     voting = reader.mapping(report, "voting", row)
     if voting is None:
         return None
@@ -198,25 +176,37 @@ def _committee_vote(
         reader.fail(
             f"expected an object or text, got {describe(summary)}", row, "voting.vote_summary"
         )
-    return reader.recorded_vote(names, lists, tally, row, "voting")
+    return reader.recorded_vote(lists, tally, row, "voting")
 
 
 def _plenary_vote(
-    reader: JsonReader, names: NameCollector, plenary: dict, resolution: dict, symbol: str
+    reader: JsonReader, part: dict[str, dict], symbol: str
 ) -> tuple[RecordedVote | None, str | None]:
-    """(vote, outcome): tally from ``resolution.voting``, lists from the verbatim record.
+    """(vote, outcome): tally from ``resolution.voting``, lists from the verbatim record."""
+    lists, lists_row, outcome = _verbatim_record(reader, part["plenary_meeting"], symbol)
+    row = _ROW["resolution"]
+    voting = reader.mapping(part["resolution"], "voting", row)
+    tally = reader.tally(voting, row, "voting.") if voting else None
+    if lists is None and tally is None:
+        return None, outcome
+    vote = reader.recorded_vote(lists or {}, tally, lists_row, "resolution_metadata.vote_details")
+    return vote, outcome
 
-    The lists come from the plenary utterance whose ``resolution_metadata`` names this
-    resolution and has ``vote_details``; the outcome from its ``adoption_status``.
+
+def _verbatim_record(
+    reader: JsonReader, plenary: dict, symbol: str
+) -> tuple[dict[str, list[str]] | None, str, str | None]:
+    """(lists, their row, outcome) from the plenary utterances about resolution ``symbol``.
+
+    The lists come from the last such utterance with ``resolution_metadata.vote_details``;
+    the outcome from the last ``adoption_status``.
     """
     utterances = plenary.get("utterances")
     if utterances is not None and not isinstance(utterances, list):
         reader.fail(
-            f"expected a list, got {describe(utterances)}", "stages.plenary_meeting", "utterances"
+            f"expected a list, got {describe(utterances)}", _ROW["plenary_meeting"], "utterances"
         )
-    lists: dict[str, list[str]] | None = None
-    lists_row = "stages.plenary_meeting"
-    outcome = None
+    lists, lists_row, outcome = None, _ROW["plenary_meeting"], None
     for index, utterance in enumerate(utterances or []):
         row = f"stages.plenary_meeting.utterances[{index}]"
         if not isinstance(utterance, dict):
@@ -224,22 +214,47 @@ def _plenary_vote(
         meta = reader.mapping(utterance, "resolution_metadata", row) or {}
         if reader.text(meta, "resolution_symbol", row, "resolution_metadata.") != symbol:
             continue
-        if "adoption_status" in meta:
-            status = meta["adoption_status"]
-            field = "resolution_metadata.adoption_status"
-            outcome = reader.outcome(status, row, field) or outcome
+        status = reader.outcome(meta, "adoption_status", row, "resolution_metadata.")
+        outcome = status or outcome
         details = reader.mapping(meta, "vote_details", row, "resolution_metadata.")
         if details is not None:
             lists = reader.votes(details, row, "resolution_metadata.vote_details.")
             lists_row = row
-    voting = reader.mapping(resolution, "voting", "stages.resolution")
-    tally = reader.tally(voting, "stages.resolution", "voting.") if voting else None
-    if lists is None and tally is None:
-        return None, outcome
-    vote = reader.recorded_vote(
-        names, lists or {}, tally, lists_row, "resolution_metadata.vote_details"
+    return lists, lists_row, outcome
+
+
+def _outcome(
+    reader: JsonReader, part: dict[str, dict], symbol: str, outcome: str | None
+) -> str | None:
+    """The plenary ``outcome``, else adopted for an A/RES symbol, else the committee's."""
+    if outcome is None and part["resolution"] and symbol.startswith("A/RES/"):
+        return "adopted"  # a resolution symbol is given only to an adopted resolution
+    if outcome is None:
+        return reader.outcome(part["committee_report"], "adoption_status", _ROW["committee_report"])
+    return outcome
+
+
+def _committee(reader: JsonReader, part: dict[str, dict], draft_symbol: str | None) -> int | None:
+    """The committee of the draft, else of the committee report, else of the draft symbol."""
+    return (
+        reader.committee(part["draft"], "committee", _ROW["draft"])
+        or reader.committee(part["committee_report"], "committee", _ROW["committee_report"])
+        or committee_from_text(draft_symbol or "")
     )
-    return vote, outcome
+
+
+def _date(reader: JsonReader, part: dict[str, dict]) -> str | None:
+    """The first date of the plenary meeting, resolution, committee report, draft, agenda."""
+    dates = (
+        ("plenary_meeting", "date"),
+        ("resolution", "action_note"),
+        ("resolution", "date"),
+        ("committee_report", "date"),
+        ("draft", "date"),
+        ("agenda", "date"),
+    )
+    texts = (reader.text(part[key], field, _ROW[key]) for key, field in dates)
+    return next((date for date in map(iso_date, texts) if date), None)
 
 
 def _agenda_item(reader: JsonReader, data: dict, agenda: dict) -> str | None:
@@ -289,18 +304,16 @@ def _steps(
                 "outcome": outcome,
                 "resolution_symbol": raw.get("symbol"),
             }
-        row = f"stages.{key}"
-        step = build(
-            TrajectoryStep,
-            reader.source,
-            row,
-            None,
-            t=t,
-            stage=_STAGE_NAMES.get(key, key),
-            date=iso_date(reader.text(raw, "date", row)),
-            state=state,
-            action=action,
-            observation=observation,
+        stage = _STAGE_NAMES.get(key, key)
+        steps.append(
+            reader.step(
+                raw,
+                f"stages.{key}",
+                t=t,
+                stage=stage,
+                state=state,
+                action=action,
+                observation=observation,
+            )
         )
-        steps.append(step)
     return tuple(steps)

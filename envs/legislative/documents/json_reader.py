@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal, NoReturn, overload
+from typing import Any, Literal, NoReturn, overload
 
 from assembly_gym.core.errors import DataError
+from assembly_gym.envs.legislative.countries import CountryTable
 from assembly_gym.envs.legislative.documents.names import NameCollector
 from assembly_gym.envs.legislative.documents.parsing import build
-from assembly_gym.envs.legislative.documents.text import committee_from_text
-from assembly_gym.envs.legislative.documents.trajectory import TALLY_KEYS, VOTE_KEYS, RecordedVote
+from assembly_gym.envs.legislative.documents.text import committee_from_text, iso_date
+from assembly_gym.envs.legislative.documents.trajectory import (
+    TALLY_KEYS,
+    VOTE_KEYS,
+    RecordedVote,
+    Trajectory,
+    TrajectoryStep,
+)
 
 __all__ = ["JsonReader", "describe"]
 
@@ -39,14 +46,26 @@ class JsonReader:
 
     Args:
         source: the file, named in every error.
+        table: the country table that country names are matched against.
+
+    Attributes:
+        countries: canonical names and, in order of first appearance, the unmatched ones of
+            every country list read.
     """
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, table: CountryTable) -> None:
         self.source = source
+        self.countries = NameCollector(table)
 
     def fail(self, problem: str, row: str | None, field: str | None) -> NoReturn:
         """Raise a DataError about ``field`` of ``row``."""
         raise DataError(self.source, problem, row=row, field=field)
+
+    def root(self, data: Any, keys: str) -> dict:
+        """The document's top-level object; ``keys`` names its required keys in the error."""
+        if not isinstance(data, dict):
+            self.fail(f"expected a JSON object with {keys}, got {describe(data)}", None, None)
+        return data
 
     def mapping(
         self, parent: dict, key: str, row: str | None, prefix: str = "", required: bool = False
@@ -129,6 +148,12 @@ class JsonReader:
                 )
         return [item.strip() for item in value]
 
+    def sponsors(
+        self, parent: dict, key: str, row: str | None, prefix: str = ""
+    ) -> tuple[str, ...]:
+        """Canonical names of a list of country names (:meth:`names`), none when it is missing."""
+        return self.countries.canonical(self.names(parent, key, row, prefix) or [])
+
     def tally(self, parent: dict, row: str | None, prefix: str) -> dict[str, int] | None:
         """``{"yes", "no", "abstain"}`` counts from ``parent``; None when none is given."""
         present = [key for key in TALLY_KEYS if parent.get(key) is not None]
@@ -168,8 +193,9 @@ class JsonReader:
             )
         return lists
 
-    def outcome(self, value: object, row: str | None, field: str | None) -> str | None:
-        """The outcome ("adopted", "rejected" or None for withdrawn, pending...) of a string."""
+    def outcome(self, parent: dict, key: str, row: str | None, prefix: str = "") -> str | None:
+        """An outcome: "adopted", "rejected" or None (missing, withdrawn, pending...)."""
+        value, field = parent.get(key), prefix + key
         if value is None:
             return None
         if not isinstance(value, str):
@@ -184,13 +210,20 @@ class JsonReader:
         self.fail(f"unknown outcome {value!r}; expected 'adopted', 'rejected' or none", row, field)
 
     def recorded_vote(
-        self,
-        names: NameCollector,
-        lists: dict[str, list[str]],
-        tally: dict[str, int] | None,
-        row: str | None,
-        field: str,
+        self, lists: dict[str, list[str]], tally: dict[str, int] | None, row: str, field: str
     ) -> RecordedVote:
-        """A RecordedVote with canonical names; unmatched names go to ``names.unmatched``."""
-        canonical = {key: names.canonical(lists.get(key, []), dedupe=False) for key in VOTE_KEYS}
+        """A RecordedVote with canonical names; unmatched names go to :attr:`countries`."""
+        canonical = {
+            key: self.countries.canonical(lists.get(key, []), dedupe=False) for key in VOTE_KEYS
+        }
         return build(RecordedVote, self.source, row, field, tally=tally, **canonical)
+
+    def step(self, raw: dict, row: str, **fields: Any) -> TrajectoryStep:
+        """A :class:`TrajectoryStep` of ``fields``, dated by ``raw["date"]`` (ISO if parseable)."""
+        date = iso_date(self.text(raw, "date", row))
+        return build(TrajectoryStep, self.source, row, None, date=date, **fields)
+
+    def trajectory(self, **fields: Any) -> Trajectory:
+        """A :class:`Trajectory` of ``fields``, with the unmatched names of every list read."""
+        unmatched = tuple(self.countries.unmatched)
+        return build(Trajectory, self.source, None, None, unmatched_names=unmatched, **fields)

@@ -83,6 +83,15 @@ class _MarcRecord:
         """Every non-empty value of subfield ``code`` of the fields with ``tag``, in order."""
         return [value for f in self.all(tag) for c, value in f.subfields if c == code and value]
 
+    def subfield(self, tag: str, code: str) -> str | None:
+        """The first non-empty value of subfield ``code`` of the first field ``tag``, or None."""
+        fields = self.all(tag)
+        return fields[0].first(code) if fields else None
+
+    def linked(self, ind1: str) -> list[str]:
+        """The documents the draft led to (993 $a): ``ind1`` 1 resolutions, 3 committee reports."""
+        return [a for f in self.all("993") if f.ind1 == ind1 and (a := f.first("a"))]
+
 
 def load_marc_drafts(path: str | Path, *, table: CountryTable | None = None) -> list[Trajectory]:
     """Load every record of a MARC21-XML file of draft resolutions (``.xml`` or ``.xml.gz``).
@@ -141,81 +150,33 @@ def load_marc_drafts(path: str | Path, *, table: CountryTable | None = None) -> 
 
 def _marc_trajectory(record: _MarcRecord, path: Path, table: CountryTable) -> Trajectory:
     """The trajectory of one draft record: a single ``draft_submission`` step."""
-    rid = record.id
-    symbols = list(dict.fromkeys(record.values("191", "a")))
-    if not symbols:
-        raise DataError(path, "record has no document symbol (tag 191 $a)", row=rid, field="191$a")
-    if len(symbols) > 1:
-        raise DataError(
-            path, f"record has several symbols {symbols}; expected one", row=rid, field="191$a"
-        )
-    draft_symbol = symbols[0]
     names = NameCollector(table)
-
-    title_field = next(iter(record.all("245")), None)
-    title = _strip_trailing_punctuation(title_field.first("a") if title_field else None)
-    doc_type = _strip_trailing_punctuation(title_field.first("b") if title_field else None)
-    statement = title_field.first("c") if title_field else None
-
-    sponsor_names: list[str] = []
-    for index, f in enumerate(record.all("710")):
-        name = f.first("a")
-        if name is None:
-            raise DataError(
-                path, f"710 field #{index + 1} has no name ($a)", row=rid, field="710$a"
-            )
-        sponsor_names.append(name)
+    draft_symbol = _draft_symbol(record, path)
+    sponsor_names = _sponsor_names(record, path)
     sponsors = names.canonical(sponsor_names)
-
-    co_names: list[str] = []
-    notes: list[str] = []
-    for text in record.values("515", "a"):
-        found, other = parse_sponsor_note(text, table)
-        co_names += found
-        notes += other
+    co_names, notes = _sponsor_notes(record, table)
     additional = names.canonical(co_names)
-    notes += record.values("500", "a") + record.values("596", "a")
-
-    results = [f.first("a") for f in record.all("993") if f.ind1 == "1" and f.first("a")]
-    reports = [f.first("a") for f in record.all("993") if f.ind1 == "3" and f.first("a")]
+    results, reports = record.linked("1"), record.linked("3")
     resolution_symbol = results[0] if results else None
-    outcome = "adopted" if resolution_symbol else _outcome_from_notes(notes)
-
-    agenda = [
-        {code: value for code, value in f.subfields if code in ("a", "b", "c", "d", "z")}
-        for f in record.all("991")
-    ]
-    items = [entry["b"] for entry in agenda if entry.get("b")]
-    plain = [item for item in items if "[" not in item]
-    bracketed = [re.sub(r"\[[^\]]*\]", "", item).strip() for item in items]
-    agenda_item = plain[0] if plain else next((item for item in bracketed if item), None)
-
-    date = _record_date(record, path)
-    sessions = [s for s in record.values("191", "c") if re.fullmatch(r"[0-9]{1,4}", s)]
-    session = int(sessions[0]) if sessions else session_from_symbol(draft_symbol)
-    committee = committee_from_text(draft_symbol)
-    if committee is None:
-        committee = next(
-            (c for c in map(committee_from_text, record.values("981", "b")) if c is not None), None
-        )
+    title = _strip_trailing_punctuation(record.subfield("245", "a"))
+    agenda, agenda_item = _agenda(record)
     subjects = tuple(dict.fromkeys(record.values("650", "a")))
-
+    date = _record_date(record, path)
     step = TrajectoryStep(
         t=0,
         stage="draft_submission",
         date=date,
-        actor=None,
         action_type="submit_draft",
         state={
             "control_number": record.control.get("001"),
             "draft_symbol": draft_symbol,
             "title": title,
-            "document_type": doc_type or None,
+            "document_type": _strip_trailing_punctuation(record.subfield("245", "b")) or None,
             "agenda": agenda,
             "subjects": list(subjects),
         },
         action={
-            "sponsor_statement": statement,
+            "sponsor_statement": record.subfield("245", "c"),
             "sponsors": sponsor_names,
             "co_sponsors": co_names,
         },
@@ -229,27 +190,85 @@ def _marc_trajectory(record: _MarcRecord, path: Path, table: CountryTable) -> Tr
     return build(
         Trajectory,
         str(path),
-        rid,
+        record.id,
         None,
         symbol=resolution_symbol or draft_symbol,
         title=title,
-        session=session,
-        committee=committee,
+        session=_session(record, draft_symbol),
+        committee=_committee(record, draft_symbol),
         agenda_item=agenda_item,
         date=date,
         draft_symbol=draft_symbol,
-        draft_text=None,
         sponsors=sponsors,
         additional_sponsors=additional,
         subjects=subjects,
-        committee_vote=None,
-        plenary_vote=None,
-        outcome=outcome,
+        outcome="adopted" if resolution_symbol else _outcome_from_notes(notes),
         resolution_symbol=resolution_symbol,
         steps=(step,),
-        source=f"{path}#{record.control.get('001') or rid}",
+        source=f"{path}#{record.id}",
         unmatched_names=tuple(names.unmatched),
     )
+
+
+def _draft_symbol(record: _MarcRecord, path: Path) -> str:
+    """The one document symbol (191 $a)."""
+    symbols = list(dict.fromkeys(record.values("191", "a")))
+    if not symbols:
+        raise DataError(
+            path, "record has no document symbol (tag 191 $a)", row=record.id, field="191$a"
+        )
+    if len(symbols) > 1:
+        raise DataError(
+            path,
+            f"record has several symbols {symbols}; expected one",
+            row=record.id,
+            field="191$a",
+        )
+    return symbols[0]
+
+
+def _sponsor_names(record: _MarcRecord, path: Path) -> list[str]:
+    """The sponsors as written, one per 710 field, each of which must name one ($a)."""
+    names = [f.first("a") or "" for f in record.all("710")]
+    if "" in names:
+        number = names.index("") + 1
+        raise DataError(path, f"710 field #{number} has no name ($a)", row=record.id, field="710$a")
+    return names
+
+
+def _sponsor_notes(record: _MarcRecord, table: CountryTable) -> tuple[list[str], list[str]]:
+    """(additional sponsors as written, other notes) of the 515 notes, then the 500 and 596."""
+    co_names: list[str] = []
+    notes: list[str] = []
+    for text in record.values("515", "a"):
+        found, other = parse_sponsor_note(text, table)
+        co_names += found
+        notes += other
+    return co_names, notes + record.values("500", "a") + record.values("596", "a")
+
+
+def _agenda(record: _MarcRecord) -> tuple[list[dict[str, str]], str | None]:
+    """The agenda entries (991) and the item: the first plain one, else a bracketed one cleaned."""
+    agenda = [
+        {code: value for code, value in f.subfields if code in ("a", "b", "c", "d", "z")}
+        for f in record.all("991")
+    ]
+    items = [entry["b"] for entry in agenda if entry.get("b")]
+    plain = [item for item in items if "[" not in item]
+    bracketed = [re.sub(r"\[[^\]]*\]", "", item).strip() for item in items]
+    return agenda, plain[0] if plain else next((item for item in bracketed if item), None)
+
+
+def _session(record: _MarcRecord, draft_symbol: str) -> int | None:
+    """The session of 191 $c, else of the draft symbol."""
+    sessions = [s for s in record.values("191", "c") if re.fullmatch(r"[0-9]{1,4}", s)]
+    return int(sessions[0]) if sessions else session_from_symbol(draft_symbol)
+
+
+def _committee(record: _MarcRecord, draft_symbol: str) -> int | None:
+    """The committee of the draft symbol, else of the first 981 $b that names one."""
+    committees = map(committee_from_text, [draft_symbol, *record.values("981", "b")])
+    return next((c for c in committees if c is not None), None)
 
 
 def _record_date(record: _MarcRecord, path: Path) -> str | None:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assembly_gym.envs.legislative.countries import CountryTable, default_country_table
 from assembly_gym.envs.legislative.data.reading import read_bytes
 from assembly_gym.envs.legislative.documents.json_reader import JsonReader, describe
-from assembly_gym.envs.legislative.documents.names import NameCollector
-from assembly_gym.envs.legislative.documents.parsing import build, parse_json
+from assembly_gym.envs.legislative.documents.parsing import parse_json
 from assembly_gym.envs.legislative.documents.text import (
     clean_title,
     committee_from_text,
-    iso_date,
     session_from_symbol,
 )
 from assembly_gym.envs.legislative.documents.trajectory import (
@@ -55,21 +54,29 @@ def load_stage_trajectory(path: str | Path, *, table: CountryTable | None = None
             appears; a country votes twice.
     """
     path = Path(path)
-    data = parse_json(path, read_bytes(path))
-    return stage_trajectory(data, path, table or default_country_table())
+    return stage_trajectory(
+        parse_json(path, read_bytes(path)), path, table or default_country_table()
+    )
 
 
 def stage_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
     """The trajectory of a parsed stage/timestep JSON document (:func:`load_stage_trajectory`)."""
-    reader = JsonReader(str(path))
-    if not isinstance(data, dict):
-        reader.fail(
-            f"expected a JSON object with trajectory_id and timesteps, got {describe(data)}",
-            None,
-            None,
-        )
+    reader = JsonReader(str(path), table)
+    data = reader.root(data, "trajectory_id and timesteps")
     trajectory_id = reader.text(data, "trajectory_id", None, required=True)
     meta = reader.mapping(data, "metadata", None) or {}
+    found, steps = _Found(), []
+    for index, raw in enumerate(_timesteps(reader, data)):
+        row = f"timesteps[{index}]"
+        steps.append(_step(reader, row, raw))
+        found.read_draft(reader, steps[-1], row)
+        found.read_decision(reader, steps[-1], row)
+        found.read_vote(reader, steps[-1], row)
+    return _trajectory(reader, trajectory_id, meta, found, _in_time_order(reader, steps))
+
+
+def _timesteps(reader: JsonReader, data: dict) -> list:
+    """The ``timesteps`` list, required and not empty."""
     timesteps = data.get("timesteps")
     if timesteps is None:
         reader.fail("missing required field", None, "timesteps")
@@ -77,74 +84,78 @@ def stage_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
         reader.fail(f"expected a list of steps, got {describe(timesteps)}", None, "timesteps")
     if not timesteps:
         reader.fail("no steps: expected at least one timestep", None, "timesteps")
+    return timesteps
 
-    names = NameCollector(table)
-    steps: list[TrajectoryStep] = []
-    draft_symbol = draft_text = resolution_symbol = step_outcome = None
-    sponsors: list[str] = []
-    additional: list[str] = []
-    votes: dict[str, RecordedVote] = {}
-    for index, raw in enumerate(timesteps):
-        row = f"timesteps[{index}]"
-        if not isinstance(raw, dict):
-            reader.fail(f"expected an object, got {describe(raw)}", row, None)
-        t = raw.get("t")
-        if t is None:
-            reader.fail("missing required field", row, "t")
-        if isinstance(t, bool) or not isinstance(t, int) or t < 0:
-            reader.fail(f"expected a non-negative integer, got {describe(t)}", row, "t")
-        stage = reader.text(raw, "stage", row, required=True)
-        if stage not in STAGES:
-            reader.fail(
-                f"unknown stage {stage!r}; expected one of {', '.join(STAGES)}", row, "stage"
-            )
-        state = reader.mapping(raw, "state", row) or {}
-        action = reader.mapping(raw, "action", row) or {}
-        observation = reader.mapping(raw, "observation", row) or {}
-        action_type = reader.text(raw, "action_type", row)
-        step = build(
-            TrajectoryStep,
-            reader.source,
-            row,
-            None,
-            t=t,
-            stage=stage,
-            date=iso_date(reader.text(raw, "date", row)),
-            actor=reader.text(action, "actor", row, "action."),
-            action_type=action_type,
-            state=state,
-            action=action,
-            observation=observation,
-        )
-        steps.append(step)
 
-        for part, prefix in ((state, "state."), (observation, "observation.")):
-            draft_symbol = draft_symbol or reader.text(part, "draft_symbol", row, prefix)
-            resolution_symbol = reader.text(part, "resolution_symbol", row, prefix) or (
-                resolution_symbol
-            )
-        draft_text = draft_text or reader.text(action, "draft_text", row, "action.")
-        sponsors += names.canonical(reader.names(action, "sponsors", row, "action.") or [])
-        additional += names.canonical(reader.names(action, "co_sponsors", row, "action.") or [])
-        if "outcome" in observation:
-            found = reader.outcome(observation["outcome"], row, "observation.outcome")
-            step_outcome = found or step_outcome
+def _step(reader: JsonReader, row: str, raw: Any) -> TrajectoryStep:
+    """One timestep: ``t`` (an integer >= 0), a known ``stage``, and its raw parts."""
+    if not isinstance(raw, dict):
+        reader.fail(f"expected an object, got {describe(raw)}", row, None)
+    t = raw.get("t")
+    if t is None:
+        reader.fail("missing required field", row, "t")
+    if isinstance(t, bool) or not isinstance(t, int) or t < 0:
+        reader.fail(f"expected a non-negative integer, got {describe(t)}", row, "t")
+    stage = reader.text(raw, "stage", row, required=True)
+    if stage not in STAGES:
+        reader.fail(f"unknown stage {stage!r}; expected one of {', '.join(STAGES)}", row, "stage")
+    parts = {key: reader.mapping(raw, key, row) or {} for key in ("state", "action", "observation")}
+    action_type = reader.text(raw, "action_type", row)
+    actor = reader.text(parts["action"], "actor", row, "action.")
+    return reader.step(raw, row, t=t, stage=stage, actor=actor, action_type=action_type, **parts)
 
-        vote_lists = reader.mapping(action, "votes", row, "action.")
-        tally_map = reader.mapping(observation, "vote_tally", row, "observation.")
-        if vote_lists is None and tally_map is None and action_type != "recorded_vote":
-            continue
-        if vote_lists is None:
+
+@dataclass
+class _Found:
+    """What the steps say, read step by step in file order, whatever their stage."""
+
+    draft_symbol: str | None = None
+    draft_text: str | None = None
+    sponsors: list[str] = field(default_factory=list)
+    additional: list[str] = field(default_factory=list)
+    resolution_symbol: str | None = None
+    outcome: str | None = None
+    votes: dict[str, RecordedVote] = field(default_factory=dict)
+
+    def read_draft(self, reader: JsonReader, step: TrajectoryStep, row: str) -> None:
+        """The first draft symbol and text; every sponsor and co-sponsor."""
+        for part, prefix in ((step.state, "state."), (step.observation, "observation.")):
+            self.draft_symbol = self.draft_symbol or reader.text(part, "draft_symbol", row, prefix)
+        self.draft_text = self.draft_text or reader.text(step.action, "draft_text", row, "action.")
+        self.sponsors += reader.sponsors(step.action, "sponsors", row, "action.")
+        self.additional += reader.sponsors(step.action, "co_sponsors", row, "action.")
+
+    def read_decision(self, reader: JsonReader, step: TrajectoryStep, row: str) -> None:
+        """The last resolution symbol and the last outcome a step states."""
+        for part, prefix in ((step.state, "state."), (step.observation, "observation.")):
+            symbol = reader.text(part, "resolution_symbol", row, prefix)
+            self.resolution_symbol = symbol or self.resolution_symbol
+        outcome = reader.outcome(step.observation, "outcome", row, "observation.")
+        self.outcome = outcome or self.outcome
+
+    def read_vote(self, reader: JsonReader, step: TrajectoryStep, row: str) -> None:
+        """A recorded vote: lists from ``action.votes``, tally from ``observation.vote_tally``.
+
+        A committee vote when the stage name contains "committee", else a plenary vote.
+        """
+        lists = reader.mapping(step.action, "votes", row, "action.")
+        tally = reader.mapping(step.observation, "vote_tally", row, "observation.")
+        if lists is None and tally is None and step.action_type != "recorded_vote":
+            return
+        if lists is None:
             reader.fail(
                 "recorded vote without country lists: expected in_favour, against and abstaining",
                 row,
                 "action.votes",
             )
-        lists = reader.votes(vote_lists, row, "action.votes.")
-        tally = reader.tally(tally_map, row, "observation.vote_tally.") if tally_map else None
-        kind = "committee" if "committee" in stage.lower() else "plenary"
-        votes[kind] = reader.recorded_vote(names, lists, tally, row, "action.votes")
+        countries = reader.votes(lists, row, "action.votes.")
+        counts = reader.tally(tally, row, "observation.vote_tally.") if tally else None
+        vote = reader.recorded_vote(countries, counts, row, "action.votes")
+        self.votes["committee" if "committee" in step.stage.lower() else "plenary"] = vote
 
+
+def _in_time_order(reader: JsonReader, steps: list[TrajectoryStep]) -> tuple[TrajectoryStep, ...]:
+    """The steps sorted by ``t``, which must be unique."""
     times = [step.t for step in steps]
     if len(set(times)) != len(times):
         duplicate = next(t for t in times if times.count(t) > 1)
@@ -153,38 +164,45 @@ def stage_trajectory(data: Any, path: Path, table: CountryTable) -> Trajectory:
             f"timesteps[{times.index(duplicate)}]",
             "t",
         )
-    steps.sort(key=lambda step: step.t)
+    return tuple(sorted(steps, key=lambda step: step.t))
 
+
+def _trajectory(
+    reader: JsonReader,
+    trajectory_id: str,
+    meta: dict,
+    found: _Found,
+    steps: tuple[TrajectoryStep, ...],
+) -> Trajectory:
+    """The trajectory of what the steps say, completed by ``metadata``."""
     meta_symbol = reader.text(meta, "symbol", None, "metadata.")
+    resolution_symbol = found.resolution_symbol
     if resolution_symbol is None and meta_symbol and meta_symbol.startswith("A/RES/"):
         resolution_symbol = meta_symbol
-    symbol = resolution_symbol or draft_symbol or meta_symbol or trajectory_id
-    outcome = reader.outcome(meta.get("final_outcome"), None, "metadata.final_outcome")
+    symbol = resolution_symbol or found.draft_symbol or meta_symbol or trajectory_id
+    outcome = reader.outcome(meta, "final_outcome", None, "metadata.")
     session = reader.integer(meta, "session", None, "metadata.")
     committee = reader.committee(meta, "committee", None, "metadata.")
     subjects = reader.names(meta, "subjects", None, "metadata.") or []
     dates = [step.date for step in steps if step.date]
-    return build(
-        Trajectory,
-        reader.source,
-        None,
-        None,
+    return reader.trajectory(
         symbol=symbol,
         title=clean_title(reader.text(meta, "title", None, "metadata.")),
         session=session if session is not None else session_from_symbol(symbol),
-        committee=committee if committee is not None else committee_from_text(draft_symbol or ""),
+        committee=(
+            committee if committee is not None else committee_from_text(found.draft_symbol or "")
+        ),
         agenda_item=reader.code(meta, "agenda_item", None, "metadata."),
         date=dates[-1] if dates else None,
-        draft_symbol=draft_symbol,
-        draft_text=draft_text,
-        sponsors=tuple(dict.fromkeys(sponsors)),
-        additional_sponsors=tuple(dict.fromkeys(additional)),
+        draft_symbol=found.draft_symbol,
+        draft_text=found.draft_text,
+        sponsors=tuple(dict.fromkeys(found.sponsors)),
+        additional_sponsors=tuple(dict.fromkeys(found.additional)),
         subjects=tuple(subjects),
-        committee_vote=votes.get("committee"),
-        plenary_vote=votes.get("plenary"),
-        outcome=outcome or step_outcome,
+        committee_vote=found.votes.get("committee"),
+        plenary_vote=found.votes.get("plenary"),
+        outcome=outcome or found.outcome,
         resolution_symbol=resolution_symbol,
-        steps=tuple(steps),
-        source=f"{path}#{trajectory_id}",
-        unmatched_names=tuple(names.unmatched),
+        steps=steps,
+        source=f"{reader.source}#{trajectory_id}",
     )

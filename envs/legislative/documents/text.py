@@ -55,10 +55,7 @@ def _month(word: str) -> int | None:
     word = word.lower().rstrip(".")
     if len(word) < 3:
         return None
-    for number, name in enumerate(_MONTHS, start=1):
-        if name.startswith(word):
-            return number
-    return None
+    return next((n for n, name in enumerate(_MONTHS, start=1) if name.startswith(word)), None)
 
 
 def iso_date(text: str | None) -> str | None:

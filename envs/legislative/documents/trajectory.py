@@ -114,11 +114,8 @@ class RecordedVote:
     @property
     def counts(self) -> dict[str, int]:
         """Counts from the country lists: ``{"yes": ..., "no": ..., "abstain": ...}``."""
-        return {
-            "yes": len(self.in_favour),
-            "no": len(self.against),
-            "abstain": len(self.abstaining),
-        }
+        lists = (self.in_favour, self.against, self.abstaining)
+        return dict(zip(TALLY_KEYS, map(len, lists), strict=True))
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ import numpy as np
 
 from assembly_gym.core.persist import atomic_write_text
 from assembly_gym.envs.legislative.countries import default_country_table
-from assembly_gym.envs.legislative.data import ABSENT, ISSUE_CODES, Vote
-from assembly_gym.envs.legislative.documents.trajectory import VOTE_KEYS
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, ISSUE_CODES, Vote
+from assembly_gym.envs.legislative.documents.trajectory import TALLY_KEYS, VOTE_KEYS
 
 __all__ = ["write_stage_trajectories"]
 
@@ -96,8 +96,8 @@ def _stage_document(records: Any, column: int, row: Any, names: tuple[str, ...])
             key: [names[i] for i in np.flatnonzero(codes == vote)]
             for key, vote in zip(VOTE_KEYS, (Vote.YES, Vote.NO, Vote.ABSTAIN), strict=True)
         }
-        tally = dict(zip(("yes", "no", "abstain"), map(len, lists.values()), strict=True))
-        adopted = tally["yes"] > tally["no"]
+        tally = dict(zip(TALLY_KEYS, map(len, lists.values()), strict=True))
+        adopted = bool(ADOPTION(codes))
         steps.append({"stage": stage, "action_type": "recorded_vote", "state": {},
                       "action": {"votes": lists},
                       "observation": {"vote_tally": tally,

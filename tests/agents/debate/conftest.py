@@ -5,13 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assembly_gym.agents.debate import (
-    Observations,
-    compute_claims,
-    legislative_agents,
-    observations_from_demonstrations,
-    rollcall_observations,
-)
+from assembly_gym.agents.debate import rollcall_observations
+from assembly_gym.agents.debate.observations import Observations, observations_from_demonstrations
+from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import feature_names

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from assembly_gym.agents.base import Agent
-from assembly_gym.agents.debate import DebateAllocatorAgent, Tendency, TrainConfig
+from assembly_gym.agents.debate import DebateAllocatorAgent, TrainConfig
+from assembly_gym.agents.debate.tendencies import Tendency
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
 from assembly_gym.core.paths import unvotes_dir
 from assembly_gym.envs.legislative.demonstrations import (

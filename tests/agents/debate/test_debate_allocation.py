@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from assembly_gym.agents.debate import check_bounds, project_bounded_simplex
+from assembly_gym.agents.debate.allocation import check_bounds, project_bounded_simplex
 
 
 @st.composite

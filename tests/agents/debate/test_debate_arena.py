@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assembly_gym.agents.debate import Arena, ClaimSet, project_bounded_simplex, top_claims
+from assembly_gym.agents.debate.allocation import project_bounded_simplex
+from assembly_gym.agents.debate.arena import Arena, ClaimSet, top_claims
 
 YES, NO = 0, 1
 

@@ -11,18 +11,10 @@ import time
 import numpy as np
 import pytest
 
-from assembly_gym.agents.debate import (
-    PROTOCOL,
-    ClaimModel,
-    ClaimModelError,
-    DebateModel,
-    Observations,
-    TrainConfig,
-    Trainer,
-    TrainHistory,
-    compute_claims,
-    legislative_agents,
-)
+from assembly_gym.agents.debate import ClaimModel, DebateModel, TrainConfig, Trainer, TrainHistory
+from assembly_gym.agents.debate.claims import PROTOCOL, ClaimModelError
+from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
 
 # A fake language model: claims "yes" for human rights on every observation, records each call.
 FAKE = """

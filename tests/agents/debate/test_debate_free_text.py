@@ -10,18 +10,17 @@ import pytest
 from scipy.stats import binomtest
 
 from assembly_gym.agents.debate import (
-    PERSON_TENDENCIES,
     ClaimModel,
-    ClaimProfiles,
-    ClaimSet,
-    Tendency,
     TrainConfig,
     Trainer,
     TrainHistory,
-    Validator,
     create_debate_model,
-    synthetic_person,
 )
+from assembly_gym.agents.debate.arena import ClaimSet
+from assembly_gym.agents.debate.forecast import ClaimProfiles
+from assembly_gym.agents.debate.synthetic import synthetic_person
+from assembly_gym.agents.debate.tendencies import PERSON_TENDENCIES, Tendency
+from assembly_gym.agents.debate.validator import Validator
 from assembly_gym.core.errors import DataError
 
 # A fake language model: every tendency claims every observation with relevance from a word
@@ -90,7 +89,7 @@ def test_per_observation_owners_beat_the_majority_on_a_planted_person(person):
 
 
 def _owners(model, trainer, held_out):
-    from assembly_gym.agents.debate import compute_claims
+    from assembly_gym.agents.debate.tendencies import compute_claims
 
     claims = compute_claims(model.observations, model.agents)
     train = np.setdiff1d(np.arange(len(model.observations)), held_out)

@@ -9,17 +9,17 @@ import sys
 import pytest
 
 from assembly_gym.agents.debate import (
-    JSON_LOG_KIND,
     ConsoleLogger,
-    DebateLogger,
     JSONLogger,
     TensorBoardLogger,
     TrainConfig,
     Trainer,
     WandbLogger,
-    legislative_agents,
     plot_allocations,
 )
+from assembly_gym.agents.debate.loggers import JSON_LOG_KIND
+from assembly_gym.agents.debate.tendencies import legislative_agents
+from assembly_gym.agents.debate.trainer import DebateLogger
 from assembly_gym.core.errors import MissingDependencyError
 
 

@@ -10,14 +10,16 @@ import pytest
 from assembly_gym.agents.debate import (
     ConsoleLogger,
     DebateModel,
-    Observations,
-    Tendency,
-    TextTendencySpec,
     TrainConfig,
     Trainer,
     create_debate_model,
+)
+from assembly_gym.agents.debate.observations import (
+    Observations,
+    TextTendencySpec,
     load_observations_json,
 )
+from assembly_gym.agents.debate.tendencies import Tendency
 from assembly_gym.core.errors import CheckpointError, DataError
 from assembly_gym.core.persist import atomic_write_json
 

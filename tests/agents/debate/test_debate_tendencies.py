@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assembly_gym.agents.debate import (
+from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.tendencies import (
     EPSILON,
-    Observations,
     Tendency,
     TendencyAgent,
     compute_claims,

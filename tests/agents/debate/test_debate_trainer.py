@@ -7,18 +7,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from assembly_gym.agents.debate import (
-    Arena,
-    ClaimSet,
-    EpochDebate,
-    Observations,
-    RoundOutcome,
-    TrainConfig,
-    Trainer,
-    legislative_agents,
-    plant_mixture,
-    project_bounded_simplex,
-)
+from assembly_gym.agents.debate import TrainConfig, Trainer
+from assembly_gym.agents.debate.allocation import project_bounded_simplex
+from assembly_gym.agents.debate.arena import Arena, ClaimSet, EpochDebate, RoundOutcome
+from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.synthetic import plant_mixture
+from assembly_gym.agents.debate.tendencies import legislative_agents
 
 # --------------------------------------------------------------------------------------
 # TrainConfig

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest
 
-from assembly_gym.agents.debate import ClaimSet, Validator, binomial_p_value, significance_stars
+from assembly_gym.agents.debate.arena import ClaimSet
+from assembly_gym.agents.debate.validator import Validator, binomial_p_value, significance_stars
 from assembly_gym.core.metrics import classification_metrics
 
 

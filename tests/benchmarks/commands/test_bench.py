@@ -130,7 +130,7 @@ def test_report_draws_what_the_agents_learned(unvotes_folder, tmp_path, capsys):
 def test_bench_flags_are_the_options_fields(capsys):
     from dataclasses import fields
 
-    from assembly_gym.benchmarks.commands import dataclass_from_flags
+    from assembly_gym.benchmarks.commands.flags import dataclass_from_flags
     from assembly_gym.benchmarks.suites import Options
 
     args = build_parser().parse_args(

@@ -18,6 +18,7 @@ from assembly_gym.benchmarks.simulation import (
     set_roll_call_features,
     simulate,
 )
+from assembly_gym.benchmarks.simulation_report import report_simulation
 from assembly_gym.envs.legislative.data import ABSENT, Vote
 from assembly_gym.envs.legislative.sources import default_assembly
 from assembly_gym.irl.reward_model import RewardModel
@@ -130,6 +131,25 @@ def test_the_simulation_never_reads_the_votes_of_the_simulated_sessions(
     assert not honest["real_yes_share"].equals(fooled["real_yes_share"])  # the scores did read
 
 
+def test_the_report_scores_both_plays_and_the_counterfactual(model, roll_calls):
+    real = default_assembly().data.select_sessions(16, 20)
+    played = simulate(model, roll_calls, seed=4)
+    majority = majority_play(model, roll_calls, members(model))
+    no_one_agrees = Interventions(force=(("all", "no"),))
+    forced = simulate(model, roll_calls, seed=4, interventions=no_one_agrees)
+    rng = np.random.default_rng(0)
+    plain = report_simulation(real, played, majority, n_resamples=20, rng=rng)
+    assert list(plain.scores["policy"]) == ["learned rewards", "historical majority"]
+    assert plain.counterfactual is None and "Counterfactual" not in plain.text
+    assert set(plain.files) == {"yes_share.png", "yes_share_distributions.png",
+                                "roll_calls.csv", "countries.csv"}  # fmt: skip
+    both = report_simulation(real, played, majority, forced, n_resamples=20, rng=rng,
+                             title="--force all=no")  # fmt: skip
+    assert "Counterfactual --force all=no (seed 4: the baseline's draws)" in both.text
+    assert both.counterfactual["adopted"][1] == 0 and "counterfactual.png" in both.files
+    assert b"intervened_adopted" in both.files["roll_calls.csv"]
+
+
 def test_majority_play_casts_each_countrys_most_frequent_training_vote(model, roll_calls):
     voters = members(model)
     played = majority_play(model, roll_calls, voters)
@@ -157,15 +177,28 @@ def _refused(argv, capsys):
     return err[0]
 
 
-def test_the_model_folder_is_positional_and_the_old_flag_still_works(model_dir, tmp_path, capsys):
+def test_without_sessions_it_plays_those_after_the_training_sessions(model_dir, tmp_path, capsys):
     results, table = _run(model_dir, tmp_path / "a", "--seed", "3")
     assert results["options"]["command"].startswith(f"assembly-gym simulate {model_dir} --")
     capsys.readouterr()
-    argv = ["simulate", *SESSIONS, "--model", str(model_dir), "--out", str(tmp_path / "b")]
+    argv = ["simulate", str(model_dir), "--out", str(tmp_path / "b")]
     assert main([*argv, "--bootstrap", "50", "--seed", "3"]) == 0
-    err = capsys.readouterr().err
-    assert err == "assembly-gym simulate: note: --model is deprecated, give MODEL_DIR first\n"
+    printed = capsys.readouterr().out
+    assert printed.startswith("Simulating sessions 16–20, those after the model's training "
+                              "sessions 1–15 (--sessions A-B picks others)\n")  # fmt: skip
+    again = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert again["options"]["sessions"] == [16, 20] and not again["in_sample"]
+    assert "--sessions 16-20 --seed 3" in again["options"]["command"]
     pd.testing.assert_frame_equal(table, pd.read_csv(tmp_path / "b" / "roll_calls.csv"))
+
+
+def test_without_sessions_a_model_of_every_session_is_refused(tmp_path, capsys):
+    data = default_assembly().data
+    folder = fit_reward_model(data, data.country_names[:2], standard_errors=False).save(
+        tmp_path / "all"
+    )
+    line = _refused(["simulate", str(folder), "--out", str(tmp_path / "o")], capsys)
+    assert "no sessions after the model's training sessions 1–20: give --sessions A-B" in line
 
 
 @pytest.mark.parametrize(
@@ -201,7 +234,7 @@ def test_countries_and_sessions_are_checked_before_any_play(
     def forbidden(*args, **kwargs):
         raise AssertionError("simulated before the arguments were checked")
 
-    monkeypatch.setattr(simulate_command, "simulate", forbidden)
+    monkeypatch.setattr("assembly_gym.benchmarks.simulation.simulate", forbidden)
     argv = ["simulate", str(model_dir), *SESSIONS, "--out", str(tmp_path / "o")]
     line = _refused([*argv, *flags], capsys)
     assert line.startswith("assembly-gym simulate: error: ") and message in line, line

@@ -11,11 +11,8 @@ from assembly_gym.benchmarks.cli import main
 from assembly_gym.benchmarks.splits import record_folds, resolution_folds
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.deliberation import resolution_records
-from assembly_gym.envs.legislative.documents import (
-    data_kind,
-    load_trajectories,
-    write_stage_trajectories,
-)
+from assembly_gym.envs.legislative.documents import load_trajectories, write_stage_trajectories
+from assembly_gym.envs.legislative.documents.loading import data_kind
 from assembly_gym.envs.legislative.resolutions import records_from_trajectories
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.irl.reward_model import RewardModel

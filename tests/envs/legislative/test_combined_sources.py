@@ -10,7 +10,7 @@ import pytest
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.combined import combine_roll_calls, overlap_keys
-from assembly_gym.envs.legislative.data import ROLL_CALL_COLUMNS
+from assembly_gym.envs.legislative.data.schema import ROLL_CALL_COLUMNS
 from assembly_gym.envs.legislative.sources import roll_call_attributes
 
 UNDL = """\

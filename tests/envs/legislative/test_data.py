@@ -13,19 +13,19 @@ import pytest
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import DATA_ENV_VAR, find_data_dir, unvotes_dir
-from assembly_gym.envs.legislative import data as data_module
 from assembly_gym.envs.legislative.countries import Country
 from assembly_gym.envs.legislative.data import (
     ABSENT,
     ISSUE_CODES,
-    ROLL_CALL_COLUMNS,
     RollCallData,
     Vote,
-    load_roll_call_attributes,
     load_roll_calls,
     load_undl_votes,
     load_unvotes,
 )
+from assembly_gym.envs.legislative.data.schema import ROLL_CALL_COLUMNS
+from assembly_gym.envs.legislative.data.undl import UNDL_REQUIRED
+from assembly_gym.envs.legislative.data.unvotes import UNVOTES_FILES, load_roll_call_attributes
 
 Y, N, A, X = Vote.YES, Vote.NO, Vote.ABSTAIN, ABSENT
 
@@ -299,7 +299,7 @@ def test_bad_unvotes_input_names_file_line_and_field(
     tmp_path: Path, which: str, text: str | bytes, line: int, field: str | None, message: str
 ) -> None:
     folder = write_unvotes(tmp_path, **{which: text})
-    file_name = data_module.UNVOTES_FILES[which]
+    file_name = UNVOTES_FILES[which]
     with pytest.raises(DataError, match=message) as caught:
         load_unvotes(folder)
     error = caught.value
@@ -400,7 +400,7 @@ def test_undl_missing_column_and_empty(tmp_path: Path) -> None:
 def test_undl_without_optional_columns(tmp_path: Path) -> None:
     path = tmp_path / "ga.csv"
     frame = pd.read_csv(pd.io.common.StringIO(UNDL), dtype=str, keep_default_na=False)
-    frame[list(data_module.UNDL_REQUIRED)].to_csv(path, index=False)
+    frame[list(UNDL_REQUIRED)].to_csv(path, index=False)
     data = load_undl_votes(path)
     assert data.roll_calls.set_index("rcid")["session"].to_dict() == {
         1002: 1, 4025240: 78, 1001: 78,

@@ -20,20 +20,20 @@ from assembly_gym.core.paths import documents_dir, unvotes_dir
 from assembly_gym.envs.legislative.data import (
     ISSUE_CODES,
     Vote,
-    load_roll_call_attributes,
     load_roll_calls,
     load_undl_votes,
     load_unvotes,
     reading,
 )
+from assembly_gym.envs.legislative.data.unvotes import load_roll_call_attributes
 from assembly_gym.envs.legislative.documents import (
-    STAGES,
     load_genealogy,
     load_marc_drafts,
     load_stage_trajectory,
     load_trajectories,
 )
 from assembly_gym.envs.legislative.documents.text import parse_date
+from assembly_gym.envs.legislative.documents.trajectory import STAGES
 from assembly_gym.envs.legislative.sources import roll_call_data
 
 ROLL_CALLS = """\

@@ -9,7 +9,12 @@ import pytest
 import assembly_gym  # noqa: F401  (registers the ids)
 from assembly_gym.core.errors import DataError, InvalidActionError
 from assembly_gym.core.paths import unvotes_dir
-from assembly_gym.envs.legislative.deliberation import STATE_NAMES, TALLY_KEYS, DeliberationEnv
+from assembly_gym.envs.legislative.deliberation import (
+    STATE_NAMES,
+    TALLY_KEYS,
+    DeliberationEnv,
+    write_stage_counts,
+)
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.phi import ActionFeatureMap
 from assembly_gym.envs.legislative.resolutions import generate_resolution_records
@@ -279,6 +284,22 @@ def test_adopted_iff_more_yes_than_no(env):
         assert _state(env, observations[-1], "adopted") == float(infos[-1]["adopted"])
         outcomes.add(infos[-1]["adopted"])
     assert True in outcomes  # not vacuous: adoption happens
+
+
+@pytest.mark.parametrize("stage", [Stage.DRAFT, Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE])
+def test_the_stage_update_of_one_state_in_ints_is_a_row_of_the_batched_one(stage):
+    """write_stage_counts: a single env's Python numbers and a vector env's arrays agree."""
+    rng = np.random.default_rng(int(stage))
+    width = 1 if stage == Stage.DRAFT else 3
+    counts = rng.integers(0, 4, (20, width))
+    counts[0] = 0  # nobody voted: shares 0, not a division by zero
+    own = rng.integers(-1, 3, 20)
+    batched = np.zeros((20, len(STATE_NAMES)), dtype=np.float32)
+    write_stage_counts(batched.T, stage, counts.T, own, 12)
+    for row, count, choice in zip(batched, counts, own, strict=True):
+        state = np.zeros(len(STATE_NAMES), dtype=np.float32)
+        write_stage_counts(state, stage, count.tolist(), int(choice), 12)
+        np.testing.assert_array_equal(state, row)
 
 
 def test_cosponsoring_changes_later_tallies_on_the_synthetic_default():

@@ -21,15 +21,14 @@ from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import documents_dir
 from assembly_gym.envs.legislative.countries import default_country_table
 from assembly_gym.envs.legislative.documents import (
-    RecordedVote,
     Trajectory,
-    TrajectoryStep,
     load_genealogy,
     load_marc_drafts,
     load_stage_trajectory,
     load_trajectories,
-    parse_sponsor_note,
 )
+from assembly_gym.envs.legislative.documents.names import parse_sponsor_note
+from assembly_gym.envs.legislative.documents.trajectory import RecordedVote, TrajectoryStep
 
 STAGE_FILE = "A_RES_78_196.trajectory.json"
 GENEALOGY_FILE = "A_RES_78_220.genealogy.json"

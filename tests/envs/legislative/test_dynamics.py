@@ -206,12 +206,9 @@ def test_vote_draws_are_the_first_outcome_whose_cumulative_probability_reaches_t
     outcomes = dynamics.vote_outcomes(stage, issues, sponsored, support, uniforms)
     np.testing.assert_array_equal(outcomes, expected)
     for i in range(0, n, 37):  # one episode at a time, as a single env steps
-        np.testing.assert_array_equal(
-            dynamics.vote_outcomes_of(
-                stage, int(issues[i]), sponsored[i], float(support[i]), uniforms[i]
-            ),
-            expected[i],
-        )
+        context = dynamics.context_thresholds(stage, int(issues[i]), float(support[i]))
+        exceeded = uniforms[i] > context.take(dynamics.threshold_rows(sponsored[i]), axis=1)
+        np.testing.assert_array_equal(exceeded.sum(axis=0), expected[i])
 
 
 @pytest.mark.parametrize("stage", [Stage.COMMITTEE_VOTE, Stage.PLENARY_VOTE])

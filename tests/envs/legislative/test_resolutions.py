@@ -10,7 +10,8 @@ import pytest
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.paths import documents_dir
 from assembly_gym.envs.legislative.data import ABSENT, Vote
-from assembly_gym.envs.legislative.documents import RecordedVote, Trajectory, load_trajectories
+from assembly_gym.envs.legislative.documents import Trajectory, load_trajectories
+from assembly_gym.envs.legislative.documents.trajectory import RecordedVote
 from assembly_gym.envs.legislative.resolutions import (
     NOT_RECORDED,
     ResolutionRecords,

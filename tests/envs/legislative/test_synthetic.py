@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.special import softmax
 
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.data import ABSENT, ROLL_CALL_COLUMNS
+from assembly_gym.envs.legislative.data import ABSENT
+from assembly_gym.envs.legislative.data.schema import ROLL_CALL_COLUMNS
 from assembly_gym.envs.legislative.observation import HISTORY_NAMES, RollCallFeatures, feature_names
-from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly, softmax
+from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 
 SMALL = SyntheticConfig(n_countries=9, n_blocs=3, n_sessions=3, roll_calls_per_session=10, seed=7)
 
@@ -77,7 +79,7 @@ def test_votes_follow_the_planted_softmax():
     features = RollCallFeatures(data.roll_calls, history=data)
     probs = np.stack(
         [
-            softmax(assembly.feature_map.logits(assembly.theta[c], features.for_country(name)))
+            softmax(assembly.feature_map.logits(assembly.theta[c], features.for_country(name)), -1)
             for c, name in enumerate(data.country_names)
         ]
     )  # fmt: skip  (C, R, 3)
@@ -102,7 +104,7 @@ def test_votes_follow_the_planted_softmax():
 
 def test_softmax_is_stable_and_normalised():
     logits = np.array([[1000.0, 999.0, -1000.0], [0.0, 0.0, 0.0]])
-    probs = softmax(logits)
+    probs = softmax(logits, axis=-1)
     assert np.isfinite(probs).all()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0)
     np.testing.assert_allclose(probs[1], 1 / 3)

@@ -49,7 +49,8 @@ def test_reward_of_one_read_on_medium_counts_the_other_region_as_unknown(tiny, e
     env = MemoryDynamicsEnv(**{**tiny, "difficulty": "medium"})
     obs, _ = env.reset(seed=1)
     start, length = env.relevant_windows()[0]
-    next_obs, reward, *_ = env.step(np.array([start // 256, start % 256, length - 1]))
+    action = np.array([start // 256, start % 256, length - 1])
+    next_obs, reward, *_ = env.step(action)
     layout = env.world.layout
     bits = explicit_mean_bits(env.world.memory, start, length)
     prediction = (
@@ -60,9 +61,8 @@ def test_reward_of_one_read_on_medium_counts_the_other_region_as_unknown(tiny, e
     assert reward == pytest.approx(
         -np.mean((prediction - layout.part(next_obs, "s")) ** 2), abs=1e-5
     )
-    assert ReadPredictionReward(env.world).batch(obs[None], next_obs[None])[0] == pytest.approx(
-        reward
-    )
+    batched = ReadPredictionReward(env.world).batch(obs[None], action[None], next_obs[None], {})
+    assert batched[0] == pytest.approx(reward)
 
 
 def test_env_clips_a_read_at_the_end_of_memory(tiny, explicit_mean_bits):
@@ -105,5 +105,5 @@ def test_the_default_reward_is_the_reward_function_of_the_observations(tiny, dif
             action = np.array([start // 256, start % 256, length - 1])
         next_obs, reward, terminated, _, info = env.step(action)
         assert reward == reward_fn(obs, action, next_obs, info)  # exactly
-        assert reward_fn.batch(obs[None], next_obs[None]).tolist() == [reward]
+        assert reward_fn.batch(obs[None], action[None], next_obs[None], {}).tolist() == [reward]
         obs = env.reset()[0] if terminated else next_obs

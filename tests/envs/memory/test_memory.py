@@ -9,13 +9,17 @@ from assembly_gym.envs.memory import (
     MemoryWorld,
     MemoryWorldConfig,
     build_memory,
+)
+from assembly_gym.envs.memory.memory import (
     clip_read,
-    from_experience,
     join_address,
     match_windows,
     read_iou,
-    roll_call_experience,
     split_address,
+)
+from assembly_gym.envs.memory.population import (
+    from_experience,
+    roll_call_experience,
     structured_patterns,
 )
 

@@ -22,8 +22,8 @@ from pettingzoo.test import (
 from assembly_gym.core.errors import InvalidActionError, RewardFunctionError
 from assembly_gym.core.paths import documents_dir, unvotes_dir
 from assembly_gym.envs import assembly_v0
-from assembly_gym.envs.legislative import ABSENT, RollCallEnv, roll_call_data
-from assembly_gym.envs.legislative.data import RollCallData
+from assembly_gym.envs.legislative import RollCallEnv, roll_call_data
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 from assembly_gym.envs.legislative.deliberation import (
     STAGE_MASKS,
     DeliberationEnv,
@@ -35,7 +35,8 @@ from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records
 from assembly_gym.envs.legislative.rewards import LinearReward, recorded_action_match
 from assembly_gym.envs.legislative.spaces import Action, Stage
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.envs.multiagent import PUBLIC_NAMES, LinearCountryRewards
+from assembly_gym.envs.multiagent import LinearCountryRewards
+from assembly_gym.envs.multiagent.assembly import PUBLIC_NAMES
 from assembly_gym.irl.rollcall import fit_reward_model
 
 REAL = unvotes_dir()

@@ -13,8 +13,7 @@ from stable_baselines3 import PPO
 from assembly_gym.agents.sb3_vec import SB3VecEnv
 from assembly_gym.core.errors import DataError, InvalidActionError, RewardFunctionError
 from assembly_gym.envs import assembly_v0
-from assembly_gym.envs.legislative import ABSENT
-from assembly_gym.envs.legislative.data import RollCallData
+from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 from assembly_gym.envs.legislative.rewards import recorded_action_match
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.envs.multiagent.vector import AgentSlotsVectorEnv, AssemblyVectorEnv

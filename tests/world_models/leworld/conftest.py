@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
-from assembly_gym.world_models.leworld import LeWorldConfig, make_datasets
+from assembly_gym.world_models.leworld import LeWorldConfig
+from assembly_gym.world_models.leworld.datasets import make_datasets
 
 T = 4
 

@@ -1,20 +1,16 @@
 """Parameter counts, per-phase parameters in checkpoints, the ablations and the phase-2 options."""
 
-import numpy as np
-import pytest
 import torch
 
 from assembly_gym.world_models.leworld import (
-    LeWorldConfig,
     LeWorldModel,
     LeWorldSystem,
-    SequenceBatch,
-    ablation_table,
-    count_params,
-    phase_ablation,
     train_leworld,
-    train_phase,
 )
+from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.evaluation import ablation_table, phase_ablation
+from assembly_gym.world_models.leworld.system import count_params
+from assembly_gym.world_models.leworld.training import train_phase
 
 
 def test_count_params_splits_the_system_into_its_components(world, tiny_config):
@@ -82,35 +78,3 @@ def test_phase2_with_frozen_slms_trains_only_the_rest(world, tiny_config, data):
     changed = {k for k, v in system.state_dict().items() if not torch.equal(v, before[k])}
     assert changed and not any(k.startswith(("slms.", "blm.info_head.")) for k in changed)
     assert all(p.requires_grad for p in system.parameters())
-
-
-def test_gumbel_reads_explore_in_training_and_are_seeded(world, tiny_config, data, episodes):
-    with pytest.raises(ValueError, match="address_gradient"):
-        LeWorldConfig(address_gradient="reinforce")
-    config = tiny_config(address_gradient="gumbel", gumbel_temperature=0.5)
-    system = LeWorldSystem(world.config, world.memory, config, seed=0)
-    batch = SequenceBatch.from_episodes(episodes)
-    system.eval()
-    with torch.no_grad():  # evaluation reads the argmax, as straight-through does
-        greedy = system.run(batch).reads
-    system.train()
-    with torch.no_grad():
-        explored = system.run(batch).reads
-    assert not torch.equal(greedy, explored)
-    first, _ = _phase2(world, config, data)
-    second, _ = _phase2(world, config, data)
-    for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True):
-        assert torch.equal(a, b)
-    assert np.isfinite(float(first.temperature))
-
-
-def test_the_read_cost_adds_the_mean_gate_probability(tiny_config):
-    from assembly_gym.world_models.leworld import system_losses
-
-    generator = torch.Generator().manual_seed(0)
-    prediction, target = torch.randn(5, 3, generator=generator), torch.zeros(5, 3)
-    gates = torch.rand(2, 5, generator=generator)
-    pages = torch.rand(2, 5, 4, generator=generator).softmax(-1)
-    free = system_losses(tiny_config(), prediction, target, gates, pages)["total"]
-    costly = system_losses(tiny_config(lambda_read=0.5), prediction, target, gates, pages)
-    torch.testing.assert_close(costly["total"], free + 0.5 * gates.mean())

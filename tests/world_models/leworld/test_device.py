@@ -11,13 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from assembly_gym.world_models.leworld import (
-    LeWorldModel,
-    LeWorldSystem,
-    SequenceBatch,
-    evaluate_system,
-    train_phase,
-)
+from assembly_gym.world_models.leworld import LeWorldModel, LeWorldSystem, evaluate_system
+from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.training import train_phase
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 

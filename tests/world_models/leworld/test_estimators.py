@@ -5,13 +5,13 @@ import pytest
 import torch
 
 from assembly_gym.envs.memory import build_memory
-from assembly_gym.world_models.leworld import (
+from assembly_gym.world_models.leworld.blm import straight_through_sigmoid
+from assembly_gym.world_models.leworld.losses import routing_losses
+from assembly_gym.world_models.leworld.memory import (
     ArtificialMemory,
     range_means,
     read_alternatives,
-    routing_losses,
     straight_through_read,
-    straight_through_sigmoid,
 )
 
 R = 16  # max read range of these tests

@@ -5,9 +5,11 @@ import pytest
 import torch
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.transitions import Transitions
 from assembly_gym.envs.memory import MemoryDynamicsEnv
-from assembly_gym.world_models.base import Transitions, WorldModel, load_world_model
-from assembly_gym.world_models.leworld import LeWorldModel, LeWorldSystem, SequenceBatch
+from assembly_gym.world_models.base import WorldModel, load_world_model
+from assembly_gym.world_models.leworld import LeWorldModel, LeWorldSystem
+from assembly_gym.world_models.leworld.batches import SequenceBatch
 
 T = 4  # the sequence length of the conftest world
 
@@ -94,22 +96,6 @@ def test_save_and_load_reproduce_predictions(model, world, episodes, tmp_path):
         LeWorldModel.load(folder)
     with pytest.raises(CheckpointError, match="folder not found"):
         LeWorldModel.load(tmp_path / "missing")
-
-
-def test_a_checkpoint_with_the_world_sizes_in_its_config_still_loads(model, episodes, tmp_path):
-    """Older checkpoints stored state_dim, char_dim and sequence_length in the LeWorld config."""
-    folder = tmp_path / "model"
-    model.save(folder)
-    manifest = json.loads((folder / "world_model.json").read_text())
-    manifest["config"].update(state_dim=64, char_dim=32, sequence_length=T)
-    (folder / "world_model.json").write_text(json.dumps(manifest))
-    loaded = LeWorldModel.load(folder)
-    assert loaded.system.config == model.system.config
-    batch = SequenceBatch.from_episodes(episodes)
-    with torch.no_grad():
-        torch.testing.assert_close(
-            loaded.system.run(batch).predictions, model.system.run(batch).predictions
-        )
 
 
 def test_a_system_with_the_info_request_reloads_and_reads_the_same(

@@ -9,14 +9,13 @@ from assembly_gym.world_models.leworld import (
     LeWorldConfig,
     LeWorldModel,
     LeWorldSystem,
-    SequenceBatch,
-    make_datasets,
-    phase1_loss,
-    phase1_request_loss,
-    phase_ablation,
     train_leworld,
-    train_phase,
 )
+from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.datasets import make_datasets
+from assembly_gym.world_models.leworld.evaluation import phase_ablation
+from assembly_gym.world_models.leworld.losses import phase1_loss, phase1_request_loss
+from assembly_gym.world_models.leworld.training import train_phase
 
 
 @pytest.fixture(scope="module")

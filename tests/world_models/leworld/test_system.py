@@ -3,7 +3,8 @@ import pytest
 import torch
 
 from assembly_gym.envs.memory import build_memory
-from assembly_gym.world_models.leworld import LeWorldConfig, LeWorldSystem, SequenceBatch
+from assembly_gym.world_models.leworld import LeWorldConfig, LeWorldSystem
+from assembly_gym.world_models.leworld.batches import SequenceBatch
 
 T = 4  # the sequence length of the conftest world
 

@@ -3,22 +3,13 @@ import pytest
 import torch
 
 from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
-from assembly_gym.world_models.leworld import (
-    LeWorldSystem,
-    MemorylessMLP,
-    SequenceBatch,
-    evaluate_system,
-    held_out_episodes,
-    make_datasets,
-    paired_difference,
-    parse_phases,
-    phase1_loss,
-    phase3_loss,
-    sequence_mse,
-    train_leworld,
-    train_memoryless,
-    train_phase,
-)
+from assembly_gym.world_models.leworld import LeWorldSystem, evaluate_system, train_leworld
+from assembly_gym.world_models.leworld.baselines import MemorylessMLP, train_memoryless
+from assembly_gym.world_models.leworld.batches import SequenceBatch
+from assembly_gym.world_models.leworld.datasets import held_out_episodes, make_datasets
+from assembly_gym.world_models.leworld.evaluation import paired_difference, sequence_mse
+from assembly_gym.world_models.leworld.losses import phase1_loss, phase3_loss
+from assembly_gym.world_models.leworld.training import parse_phases, train_phase
 
 
 def test_datasets_are_seeded_and_the_test_part_stands_alone(world, tiny_config, data):

@@ -4,9 +4,9 @@ A frequency table with little data is pulled toward a prior with ``strength``
 pseudo-observations: p = (counts + strength · prior) / (n + strength), the posterior mean
 of a Dirichlet prior (:func:`smoothed`). :func:`nested_backoff` does this level by level:
 each context is pulled toward the estimate of the coarser context it refines, so a context
-with little data takes the coarser estimate and one never seen takes it entirely. The env's
-:class:`~assembly_gym.envs.legislative.dynamics.EmpiricalDynamics` (dense contexts) and the
-world models' ``EmpiricalModel`` (the contexts seen in training) both fit this way.
+with little data takes the coarser estimate and one never seen takes it entirely. An env's
+fitted dynamics (dense contexts) and the world models' ``EmpiricalModel`` (the contexts seen
+in training) both fit this way.
 
 Example:
     >>> import numpy as np

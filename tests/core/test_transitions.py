@@ -1,11 +1,12 @@
-"""Transitions: validation, selection, splits that never cut a group, concatenation."""
+"""Transitions: validation, selection, splits that never cut a group, concatenation, declaration."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from assembly_gym.world_models.base import Transitions
+from assembly_gym.core.state import StateDeclaration
+from assembly_gym.core.transitions import Transitions
 
 
 def make(n=6, d=3, **fields):
@@ -67,3 +68,12 @@ def test_episode_starts_and_concatenate():
         Transitions.concatenate([t, make(obs_names=("a", "b", "c"))])
     with pytest.raises(ValueError, match="nothing to concatenate"):
         Transitions.concatenate([])
+
+
+def test_the_declaration_travels_with_selections_and_refuses_a_mixed_batch():
+    declared = make(declaration=StateDeclaration(names=("x0",), shares=("x0",)))
+    assert make().declaration == StateDeclaration()
+    assert declared.select(np.arange(2)).declaration == declared.declaration
+    assert Transitions.concatenate([declared, declared]).declaration == declared.declaration
+    with pytest.raises(ValueError, match="state declaration"):
+        Transitions.concatenate([declared, make()])

@@ -1,9 +1,9 @@
-"""The picture of the legislative envs: the assembly as a hemicycle of member states.
+"""The picture of an assembly's envs: a hemicycle, one seat per member.
 
-Each seat is a country (or, in ``Simulator-v0``, a share of the vote), coloured by what it
+Each seat is a member (or, in ``Simulator-v0``, a share of the vote), coloured by what it
 did at the stage shown: its vote or whether it sponsored. Around the hemicycle: the
 episode's title, the stages (or the progress through a session's roll calls), a tally bar,
-the outcome, a legend, and the acting country, ringed in black.
+the outcome, a legend, and the acting member, ringed in black.
 
 The geometry (seat centres, the antialiased pixels of every seat) is computed once per
 :class:`Hemicycle`; a frame only blends the seats' colours into a copy of the cached
@@ -35,7 +35,7 @@ from assembly_gym.core.render import (
     fit_text,
     text_width,
 )
-from assembly_gym.envs.legislative.data import ABSENT, Vote
+from assembly_gym.core.state import ABSENT, Vote
 
 __all__ = [
     "AssemblyView",
@@ -74,6 +74,7 @@ SEAT_COLOURS = np.array(
     dtype=np.float32,
 )
 """RGB colour of each :class:`Seat` value, shape (7, 3)."""
+_RGB = [tuple(int(c) for c in colour) for colour in SEAT_COLOURS]  # as Pillow's fill
 _LABELS = ("yes", "no", "abstain", "did not vote", "sponsor", "not sponsoring", "not yet")
 _PASSED, _FAILED = (46, 139, 87), (200, 55, 55)
 _FLOOR = (241, 239, 232)
@@ -117,9 +118,9 @@ def share_seats(shares: dict[Seat, float], n_seats: int) -> np.ndarray:
 
 
 def seat_order(votes: np.ndarray) -> np.ndarray:
-    """Seat of each country: ordered by (yes − no / 2) / votes cast, from left to right.
+    """Seat of each member: ordered by (yes − no / 2) / votes cast, from left to right.
 
-    Like a parliament seated from left to right: the countries that vote yes most often sit
+    Like a parliament seated from left to right: the members that vote yes most often sit
     on the left, those that vote no most often on the right and those that abstain between,
     so that blocs show as wedges.
 
@@ -128,7 +129,7 @@ def seat_order(votes: np.ndarray) -> np.ndarray:
             negative code for "no vote".
 
     Returns:
-        The seat of each country, shape (C,) int64 (a permutation of 0 … C − 1).
+        The seat of each member, shape (C,) int64 (a permutation of 0 … C − 1).
     """
     votes = np.asarray(votes)
     cast = (votes >= 0).sum(axis=1)
@@ -141,21 +142,21 @@ def seat_order(votes: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class AssemblyView:
-    """What one frame of a legislative env shows.
+    """What one frame of an assembly env shows.
 
     Attributes:
-        title: first line (env, country, session …).
+        title: first line (env, member, session …).
         subtitle: second line (the resolution or roll call).
         seats: what each seat shows, shape (n_seats,) :class:`Seat` values.
         caption: what the seats show (e.g. "plenary vote"), above the outcome.
-        acting: the seat of the acting country (ringed), or None.
-        acting_label: what the acting country did, shown beside the legend.
+        acting: the seat of the acting member (ringed), or None.
+        acting_label: what the acting member did, shown beside the legend.
         stages: the stages of an episode, shown in order with ``stage`` highlighted.
         stage: index of the current stage in ``stages``.
         progress: (done, total) steps, shown as a bar where there are no stages.
         outcome: the outcome's word (``ADOPTED``), empty while there is none.
         passed: whether the outcome is a success (green) or not (red).
-        unit: unit of the tally's numbers ("" for countries, "%" for shares of the vote).
+        unit: unit of the tally's numbers ("" for members, "%" for shares of the vote).
         footer: a last line (the reward).
     """
 
@@ -258,7 +259,7 @@ class Hemicycle:
             draw_text(image, (16, 78), f"{done} of {total} done", 12, MUTED)
 
     def _centre(self, image: Image.Image, view: AssemblyView, counts: np.ndarray) -> None:
-        """The outcome in the middle of the hemicycle, and the ring of the acting country."""
+        """The outcome in the middle of the hemicycle, and the ring of the acting member."""
         x, y = _CENTRE
         if view.caption:
             draw_text(image, (x, y - 66), view.caption, 13, MUTED, "ms")
@@ -280,7 +281,7 @@ class Hemicycle:
         for kind in Seat:
             if not counts[kind]:
                 continue
-            draw.ellipse((x, _LEGEND_Y - 6, x + 12, _LEGEND_Y + 6), fill=_colour(kind))
+            draw.ellipse((x, _LEGEND_Y - 6, x + 12, _LEGEND_Y + 6), fill=_RGB[kind])
             draw_text(image, (x + 17, _LEGEND_Y), _LABELS[kind], 13, INK, "lm")
             x += 17 + text_width(_LABELS[kind], 13) + 16
         if view.acting is not None:
@@ -370,17 +371,12 @@ def _tally(image: Image.Image, counts: np.ndarray, unit: str) -> None:
         if not counts[kind]:
             continue
         width = (right - left) * counts[kind] / total
-        draw.rectangle((x, top, x + width, bottom), fill=_colour(kind))
+        draw.rectangle((x, top, x + width, bottom), fill=_RGB[kind])
         text = f"{counts[kind]}{unit}"
         if kind != Seat.PENDING and text_width(text, 13) + 8 < width:
             ink = (255, 255, 255) if kind in _DARK else INK
             draw_text(image, (x + width / 2, (top + bottom) / 2), text, 13, ink, "mm")
         x += width
-
-
-def _colour(kind: Seat) -> tuple[int, int, int]:
-    red, green, blue = (int(c) for c in SEAT_COLOURS[kind])
-    return red, green, blue
 
 
 _DARK = (Seat.YES, Seat.NO, Seat.SPONSOR)  # kinds whose numbers are written in white
