@@ -1,11 +1,8 @@
 """Agents that model a country's behaviour behind one protocol: ``fit``, ``action_probs``, ``act``.
 
-The protocol and the simple baselines are importable from here; the heavier agents live in
-their modules so that importing ``agents`` stays light: ``assembly_gym.agents.irl_agent``
-(MaxEnt IRL), ``assembly_gym.agents.debate`` (the debate allocator),
-``assembly_gym.agents.imitation_agents`` (imitation's BC, GAIL, AIRL, MCE-IRL) and
-``assembly_gym.agents.sb3`` (SB3 and sb3-contrib policies); ``assembly_gym.agents.sb3_vec``
-hands the native vector envs to SB3.
+The protocol and the simple baselines are importable from here; the heavier agents (MaxEnt
+IRL, the debate allocator, imitation's, SB3's; docs/architecture.md) live in their modules
+so that importing ``agents`` stays light.
 
 Example:
     >>> from assembly_gym.agents import MajorityAgent

@@ -1,19 +1,6 @@
 """Simple baselines every model of behaviour must beat.
 
 All are fitted per country. Probabilities are smoothed so that log-loss stays finite.
-
-=====================  ==================================================================
-agent                  predicts
-=====================  ==================================================================
-RandomAgent            uniform over the valid actions
-AlwaysYesAgent         "yes" (probability 1 − ε, ε shared by the other actions)
-MajorityAgent          the country's action frequencies in training (argmax: its majority)
-IssueMajorityAgent     the country's frequencies per issue code, backing off to all issues
-SimilarVoteAgent       its vote on the most similar earlier roll calls (``similar_*``
-                       features), mixed with its past shares by a weight fitted in training
-LogisticAgent          scikit-learn multinomial logistic regression on the observation
-PlantedAgent           the synthetic assembly's true policy (an oracle upper bound)
-=====================  ==================================================================
 """
 
 from __future__ import annotations

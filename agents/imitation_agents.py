@@ -1,10 +1,6 @@
 """Reference agents from the ``imitation`` library, behind the agent protocol.
 
-:class:`BCAgent` is imitation's behavioural cloning (``imitation.algorithms.bc.BC``);
-:class:`AdversarialAgent` is GAIL or AIRL (``imitation.algorithms.adversarial``) with an SB3
-PPO generator trained in an env built for the country; :class:`MCEIRLAgent` is imitation's
-tabular maximum-causal-entropy IRL (``imitation.algorithms.mce_irl.MCEIRL``) on a country's
-roll calls encoded as a tabular MDP. Each is fitted on one country's demonstrations; their
+Behavioural cloning, GAIL/AIRL and MCE-IRL, each fitted on one country's demonstrations; the
 action probabilities are those of the learned policy. Imitation is quiet here: its logger
 writes to a temporary folder and progress bars are off unless asked.
 """

@@ -1,12 +1,8 @@
 """The MaxEnt-IRL policy as an agent: a country's learned reward, acted on softly.
 
-:class:`MaxEntIRLAgent` models one country: ``fit`` learns its reward from its
-``RollCall-v0`` demonstrations (horizon 1, so the policy is the softmax of the reward).
-:meth:`MaxEntIRLAgent.fit_countries` fits many countries in one batched call, with
-shrinkage toward the global (or bloc) mean — what a harness should use.
-:class:`NeuralMaxEntIRLAgent` is its non-linear sibling: an MLP reward over the observation
-(:class:`assembly_gym.irl.neural.NeuralReward`), trained with the same MaxEnt gradient. Both act by
-:class:`RewardPolicyAgent`, the one-decision MaxEnt policy π(a | s) ∝ exp r(s, a).
+Every agent here acts by :class:`RewardPolicyAgent` (π(a | s) ∝ exp r(s, a)) or, multi-step,
+by soft value iteration. :meth:`MaxEntIRLAgent.fit_countries` fits many countries in one
+batched call, with shrinkage toward the global (or bloc) mean — what a harness should use.
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly

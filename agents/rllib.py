@@ -1,19 +1,10 @@
 """RLlib PPO configs for the envs: one country, masked actions, the whole assembly.
 
-Each builder returns an RLlib ``PPOConfig`` (new API stack) whose env is a name of
+Each builder returns an RLlib ``PPOConfig`` (new API stack) on a name of
 :func:`assembly_gym.envs.rllib.register_rllib_envs` (called for you), with small defaults
-that train on one machine: sampling in the driver (``num_env_runners=0``) and one local
-learner. Change anything with RLlib's own methods before ``build_algo()``, e.g.
-``.env_runners(num_env_runners=8)`` to sample on 8 Ray workers of a cluster, or
-``.training(lr=1e-4)``.
-
-* :func:`ppo_config`: one country's PPO on a single-agent id (``assembly/RollCall-v0``).
-* :func:`masked_ppo_config`: the same with RLlib's ``ActionMaskingTorchRLModule``, which adds
-  log(mask) to the logits so a masked action is never sampled (``assembly/Deliberation-v0``;
-  MaskablePPO's counterpart).
-* :func:`assembly_ppo_config`: multi-agent PPO on ``assembly_v0``, a policy per country or
-  per bloc, the blocs being the clusters of a :class:`~assembly_gym.irl.reward_model.RewardModel`'s
-  learned rewards (:func:`bloc_policy_mapping`), its rewards the agents' rewards.
+that train on one machine (sampling in the driver, one local learner). Change anything with
+RLlib's own methods before ``build_algo()``, e.g. ``.env_runners(num_env_runners=8)`` to
+sample on 8 Ray workers of a cluster. See docs/ray.md.
 
 Example:
     >>> config = ppo_config("assembly/RollCall-v0", env_config={"country": "Country 001"})
@@ -186,11 +177,8 @@ def assembly_ppo_config(
 ) -> Any:
     """Multi-agent PPO on ``assembly_v0``: a policy per country or per bloc, masked actions.
 
-    Every policy is RLlib's ``ActionMaskingTorchRLModule`` (the roll-call variant allows
-    every vote; the deliberation variant's mask follows the stage) and all are trained.
-    With ``reward_model``, each agent's reward is its learned reward
-    (``RewardModel.reward_fns()``, passed as the env's ``rewards``; the env's features
-    set as the model's); without, the env's proxy (1 for the recorded vote).
+    Every policy is the masking module, all trained; each agent's reward is its learned one
+    where ``reward_model`` is given, else the env's proxy (docs/ray.md, "The whole assembly").
 
     Args:
         policies: "country" (one policy per country; its id the country's name) or "bloc"

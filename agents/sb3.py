@@ -1,9 +1,7 @@
 """Agents trained by reinforcement learning: an SB3 policy learned inside an env, as an agent.
 
-:class:`PolicyAgent` trains Stable-Baselines3 PPO, or sb3-contrib's MaskablePPO when the env
-has action masks, in an env built from the country's demonstrations — typically
-``Simulator-v0`` (a learned world model) with the country's learned reward as ``reward_fn``.
-Its action probabilities are the trained policy's, masked like every agent's.
+:class:`PolicyAgent`'s env is typically ``Simulator-v0`` (a learned world model) with the
+country's learned reward as ``reward_fn``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Stable-Baselines3's ``VecEnv`` over a Gymnasium vector env: SB3 trains on the native envs.
 
-SB3's ``VecEnv`` resets a finished sub-env inside the step that ends it (its last observation
-in ``info["terminal_observation"]``), so the adapter takes a vector env under the same-step
-rule (``make_native_vec(..., autoreset_mode="SameStep")``) and passes each finished
-episode's ``info["episode"]`` on to SB3's logger. PPO, and MaskablePPO through
-:meth:`SB3VecEnv.action_masks`, learn on it directly.
+SB3's ``VecEnv`` resets a finished sub-env inside the step that ends it, so the adapter takes
+a vector env under the same-step rule and passes each finished episode's ``info["episode"]``
+on to SB3's logger. PPO, and MaskablePPO through :meth:`SB3VecEnv.action_masks`, learn on it.
 
 Example:
     >>> import assembly_gym

@@ -2,11 +2,7 @@
 
 Importing the package registers every ``assembly/…`` environment with Gymnasium.
 
-Subpackages, each importing only from those listed before it:
-:mod:`assembly_gym.core` (errors, atomic saving, data paths, observation layouts, text
-rendering, classification metrics), :mod:`assembly_gym.envs`,
-:mod:`assembly_gym.world_models` and :mod:`assembly_gym.irl`, :mod:`assembly_gym.agents`,
-:mod:`assembly_gym.benchmarks`.
+Its subpackages and the floors they stand on: docs/architecture.md.
 
 Example:
     >>> import gymnasium as gym

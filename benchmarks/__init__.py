@@ -1,22 +1,9 @@
 """Benchmarks: every agent scored on the same held-out data, and the ``assembly-gym`` CLI.
 
-The top floor of the package: it may import every other one. Its parts:
-
-* :mod:`~assembly_gym.benchmarks.suites`: declarative suites (task, agents, metrics) and
-  :func:`~assembly_gym.benchmarks.suites.run_suite`, the harness that fits and scores them;
-* :mod:`~assembly_gym.benchmarks.harness`: :func:`~assembly_gym.benchmarks.harness.evaluate`,
-  your own agents on a temporal split, scored as the suites are;
-* :mod:`~assembly_gym.benchmarks.statistics`, :mod:`~assembly_gym.benchmarks.splits`,
-  :mod:`~assembly_gym.benchmarks.report`, :mod:`~assembly_gym.benchmarks.executor`: intervals
-  and tests, splits, tables and plots, where the work runs;
-* :mod:`~assembly_gym.benchmarks.cli` and :mod:`~assembly_gym.benchmarks.commands`: the
-  ``assembly-gym`` command line, one module per subcommand;
-* :mod:`~assembly_gym.benchmarks.experiments`: the one-off programs behind the guides'
-  figures, ``assembly-gym experiment NAME``.
-
-The harness and the suites are importable from here. They are imported on first use
-(PEP 562), so that the command line starts without torch: ``assembly-gym --help`` imports
-this package but none of the suites.
+The top floor of the package: it may import every other one (its modules:
+docs/architecture.md). The harness and the suites are importable from here. They are imported
+on first use (PEP 562), so that the command line starts without torch: ``assembly-gym --help``
+imports this package but none of the suites.
 
 Example:
     >>> from assembly_gym.benchmarks import SUITES, TemporalSplit

@@ -1,12 +1,10 @@
 """Where benchmark work runs: in this process, on local cores (joblib), or on Ray.
 
 Suites describe *what* to compute as independent work units; an :class:`Executor` decides
-*where*. Every unit also needs one large value that is the same for all of them (the suite's
-task): ``map(function, units, shared)`` calls ``function(unit, shared)``, and each executor
-ships ``shared`` its own way: in this process it is passed as is; joblib workers get None and
-rebuild it from the unit's descriptor (cached per process), so it is never pickled per unit;
-the Ray executor (:mod:`assembly_gym.benchmarks.ray_executor`) puts it in Ray's object store
-once and every task reads it from there.
+*where*, and ships the one large value all units share (the suite's task) its own way, never
+pickled per unit: as is in this process, not at all to joblib workers (they rebuild it from
+the unit's descriptor, cached per process), once into Ray's object store
+(:mod:`assembly_gym.benchmarks.ray_executor`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The Ray executor: a suite's work units as Ray tasks, on this machine or a cluster.
 
-``assembly-gym bench --executor ray [--address ADDR]`` runs on it. The shared value (the
-suite's task: demonstrations, held-out decisions) goes into Ray's object store once, and each
-unit's task gets only its small descriptor and a reference to it: a worker on another machine
-needs no data files, and numpy arrays are read from the store without a copy. A unit that
-raises is run again by Ray (``retries`` more times); if it fails every time its result is a
-:class:`~assembly_gym.benchmarks.executor.UnitFailure`, and the other units' results stand.
-
-Requires the ``[ray]`` extra (``pip install 'assembly-gym[ray]'``).
+``assembly-gym bench --executor ray [--address ADDR]`` runs on it. How the suite's task (once,
+in Ray's object store) and the units' small descriptors travel: docs/ray.md. Requires the
+``[ray]`` extra (``pip install 'assembly-gym[ray]'``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Sessions played by learned rewards: every country votes by its soft-optimal policy at once.
 
-A roll call is one decision per country, so the policy of a learned reward θ_c is the
-softmax π_c(a | s) ∝ exp θ_c·φ(s, a) over yes / no / abstain, from :meth:`RewardModel.policy
-<assembly_gym.irl.reward_model.RewardModel.policy>` (never a vote of the simulated
-sessions). The voters are the model's countries that voted in its last training session;
-each draws its vote on every roll call in one batched step (one seeded uniform number per
-(country, roll call), inverted through the cumulative policy). :class:`Interventions` change
-the game before it is played, with the same draws, so a baseline and an intervened run of
-one seed are paired. See docs/simulation.md.
+Policies, voters and the batched seeded draws: docs/simulation.md, "How a session is played".
+:class:`Interventions` change the game before it is played, with the same draws, so a
+baseline and an intervened run of one seed are paired.
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly

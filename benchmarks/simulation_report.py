@@ -1,10 +1,9 @@
 """Simulated sessions against what really happened, counterfactuals against their baseline.
 
 Scores of a :class:`~assembly_gym.benchmarks.simulation.Simulation` on the real votes of the
-same roll calls (:data:`SCORES`: per-vote accuracy, macro-F1 and log-loss; outcome accuracy;
-yes-share MAE; the KS distance of the yes-share distributions, ``scipy.stats.ks_2samp``),
-each with a 95% bootstrap interval over roll calls (docs/simulation.md, "How a session is
-played"). Figures are matplotlib ``Figure`` objects (no pyplot state).
+same roll calls (:data:`SCORES`, each with a 95% bootstrap interval over roll calls:
+docs/simulation.md, "How a session is played"). Figures are matplotlib ``Figure`` objects
+(no pyplot state).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The base of every native vector env: N episodes of one env stepped in arrays.
 
-A native vector env is a Gymnasium vector env of the stack it runs on (see
-:mod:`assembly_gym.envs.vector_api`): on 1.x, a ``gymnasium.vector.VectorEnv`` declaring
-``metadata["autoreset_mode"]``, ``NEXT_STEP`` by default and ``SAME_STEP`` on request
-(``autoreset_mode=``); on 0.29, the stable ``gymnasium.vector.VectorEnv`` with its same-step
-rule. Either way it takes the standard vector wrappers (``RecordEpisodeStatistics`` included)
+A native vector env is a Gymnasium vector env of the stack it runs on, with that stack's
+autoreset rules (:mod:`assembly_gym.envs.vector_api`). It takes the standard vector wrappers
 and fills its infos as Gymnasium's ``SyncVectorEnv`` of the single env does, so that a family
 can test it against that, step for step. :class:`BatchedEnv` does all of this; a family's
 vector env defines what one batched step of its own is (the hooks listed in the class).

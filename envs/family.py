@@ -1,15 +1,8 @@
 """An env family: the one object that tells every floor above what it needs of one env.
 
-A family names its Gymnasium id and entry points (the single env and its native vector
-env), its :class:`~assembly_gym.core.state.StateDeclaration`, the builder of the
-:class:`~assembly_gym.core.transitions.Transitions` world models learn, its demonstrations,
-its feature map φ(s, a) and its ``bench`` suites. ``world_models``, ``irl``, ``agents`` and
-``benchmarks`` look a family up (:func:`family_of`, :data:`FAMILIES`) instead of naming envs.
-
-Parts may be given as ``"module:attribute"`` strings, imported on first use
-(:meth:`EnvFamily.load`), as Gymnasium's entry points are: registering a family then
-imports none of its modules, and a family may name a suite on the ``benchmarks`` floor
-without importing upwards. :func:`register_family` is the one line that adds a family.
+What a family names, and why its parts may be ``"module:attribute"`` strings imported on first
+use (:meth:`EnvFamily.load`): docs/architecture.md, "One object per env family".
+:func:`register_family` is the one line that adds a family.
 
 Example:
     >>> import assembly_gym

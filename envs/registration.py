@@ -5,9 +5,9 @@ as ``"module:attribute"`` strings, so that registering imports none of the envs 
 ``Simulator-v0``, anything from ``world_models``). :func:`register_envs` runs on
 ``import assembly_gym`` (or ``gym.register_envs(assembly_gym)``) and, through the
 ``gymnasium.envs`` entry point declared in ``pyproject.toml``, on a bare ``import gymnasium``
-(Gymnasium 0.29 loads such plugins; 1.x dropped the plugin hook). Where only the id string
-travels (SB3's spawned ``SubprocVecEnv`` workers, RLlib, CleanRL scripts), the form
-``gym.make("assembly_gym:assembly/RollCall-v0")`` imports the package first, on every stack.
+(Gymnasium 0.29 loads such plugins; 1.x dropped the hook). Where only the id string travels,
+the ``"assembly_gym:assembly/RollCall-v0"`` form imports the package first (docs/ecosystem.md,
+"Set-up").
 """
 
 from __future__ import annotations
@@ -78,9 +78,8 @@ def register_envs() -> None:
 def make_native_vec(env_id: str, num_envs: int, **kwargs: Any) -> Any:
     """``gym.make_vec`` of an env's native batched version, on Gymnasium 0.29 and 1.x alike.
 
-    Gymnasium 0.29 calls this mode "custom" and hands the env only ``vector_kwargs``;
-    1.x calls it "vector_entry_point" and hands it the keyword arguments themselves
-    (:func:`assembly_gym.envs.vector_api.native_make_vec_arguments` says which).
+    The two stacks name this mode and pass the arguments differently
+    (:func:`assembly_gym.envs.vector_api.native_make_vec_arguments`).
 
     Args:
         env_id: a registered id with a native version (see ``VECTOR_ENTRY_POINTS``).

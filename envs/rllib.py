@@ -1,20 +1,9 @@
 """RLlib sees the envs: every id in Ray's registry, action masks where its masking module looks.
 
-RLlib builds envs from Ray's own registry (``ray.tune.registry``), not from Gymnasium's, and
-builds them on its env runners, where only the name and the ``env_config`` travel.
-:func:`register_rllib_envs` registers, under these names:
-
-* every registered family's id (:data:`~assembly_gym.envs.family.FAMILIES`:
-  ``"assembly/RollCall-v0"``, …): ``gym.make(id, **env_config)``;
-* the same id with the suffix :data:`MASKED_SUFFIX` (``"assembly/Deliberation-v0-masked"``):
-  that env behind :class:`MaskedObservation`, for RLlib's action-masking module;
-* :data:`MULTI_AGENT_ENVS` (``"assembly_v0"``, ``"assembly_v0-deliberation"``): the variant of
-  :func:`assembly_gym.envs.assembly_v0.parallel_env` (``parallel_env(variant, **env_config)``)
-  behind :class:`MaskedParallelEnv` and RLlib's ``ParallelPettingZooEnv``.
-
-Masked observations are ``{"action_mask": Box(0, 1, (A,), float32), "observations": obs}``,
-the layout of RLlib's ``ActionMaskingTorchRLModule`` (the mask as floats: the module adds
-log(mask) to the logits). The configs that use them: :mod:`assembly_gym.agents.rllib`.
+RLlib builds envs from Ray's own registry, on its env runners, from a name and an
+``env_config``. :func:`register_rllib_envs` registers the names docs/ray.md, section "RLlib",
+lists. Masked observations are the layout of RLlib's ``ActionMaskingTorchRLModule`` (the
+mask as floats: the module adds log(mask) to the logits).
 
 Example:
     >>> import gymnasium as gym

@@ -12,35 +12,12 @@ with YES / NO / ABSTAIN / NO_ACTION at the votes. Transitions come from
 others' sponsorship (a normal approximation of their Poisson-binomial count) plus one's own;
 the committee yes share the others' votes given the sponsor bin, plus one's own vote. All
 MDPs are stacked block-diagonally (one group per country) and fitted by one
-:func:`assembly_gym.irl.maxent.fit_maxent` call; soft value iteration runs on the whole
-stack at once.
+:func:`assembly_gym.irl.maxent.fit_maxent` call.
 
-Partially recorded episodes count (:meth:`DeliberationProblem.trajectories`,
-:meth:`DeliberationProblem.fit`). Real records often hold one stage only: roll calls and some
-documents the plenary vote, draft records the sponsor list. A (country, resolution) pair is
-then a partially observed episode: its recorded decisions are demonstrations, its unrecorded
-decisions and the states they lead to are hidden. Its likelihood is the probability of the
-recorded decisions with the hidden ones *marginalised* under the soft-optimal policy π_θ,
-
-    L(θ) = Σ_hidden Π_t π_θ,t(a_t | s_t) P(s_t+1 | s_t, a_t),
-
-summed over the unrecorded actions and every state they influence (a forward-backward pass
-over the three steps, :meth:`DeliberationProblem.log_likelihood`); a stage after the last
-recorded one sums to 1 and drops out. A plenary-only record thus scores
-Σ_s P_θ(s_2 = s) π_θ,2(a | s): its own cosponsorship and the committee yes share are unknown,
-and weighed by how likely the policy and the dynamics make them. The fit maximises it by EM:
-the E-step replaces each hidden (state, action) visit by its posterior expectation under the
-current θ, the M-step is the MaxEnt fit on those expected counts; complete episodes need no
-E-step.
-
-Weights are reported identified (:func:`identified_weights`): the bias and issue weights
-relative to NO_ACTION (the reference action, valid at every stage), and COSPONSOR's
-``own_cosponsor`` and ``support`` weights (which never act: both are 0 at the draft) at zero.
-Both changes leave the policy exactly as it was.
-
-:func:`planted_deliberation` plants weights θ_D per country (bloc centre + deviation) and
-samples behaviour from the soft-optimal policy of each country's MDPs: ground truth for
-reward recovery on this multi-step problem.
+Partially recorded episodes (their likelihood with unrecorded decisions marginalised, fitted
+by EM) and identified weights (:func:`identified_weights`) are described in docs/irl.md,
+section "What it computes". :func:`planted_deliberation` plants weights θ_D per country
+(bloc centre + deviation) and samples behaviour from the soft-optimal policy: ground truth.
 """
 
 from __future__ import annotations
@@ -265,7 +242,7 @@ class DeliberationProblem:
         """MaxEnt fit of every country from tabular trajectories, some partially recorded.
 
         Complete trajectories: one :func:`~assembly_gym.irl.maxent.fit_maxent` call. With
-        :data:`UNRECORDED` entries: EM on the marginal likelihood (module docstring), the
+        :data:`UNRECORDED` entries: EM on the marginal likelihood (docs/irl.md), the
         E-step by :meth:`expected_counts`. Weights come back identified
         (:func:`identified_weights`; the standardised ones as fitted).
 
@@ -319,7 +296,7 @@ class DeliberationProblem:
         """Log-probability of each trajectory's recorded decisions, the rest marginalised, (N,).
 
         log P(recorded actions | recorded states, θ) under the soft-optimal policy: unrecorded
-        actions and the states after them are summed out (module docstring).
+        actions and the states after them are summed out (docs/irl.md).
         """
         return self.expected_counts(theta, states, actions)[1]
 

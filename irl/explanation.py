@@ -1,27 +1,15 @@
 """Readable rewards: what moves a country's votes, in words, with confidence intervals.
 
-A ``RollCall-v0`` reward is a multinomial logit over φ(s, a) = e_a ⊗ [1, x(s)]. Its weights are
-on the features' own scales, so they do not say by themselves how much a feature matters.
-:func:`vote_effects` turns them into **effects on the vote probabilities**: for each feature
-x_j, the change in P(yes), P(no) and P(abstain) when x_j moves from its 10th to its 90th
-percentile over the country's own decisions (where those coincide, as for a rare 0/1 issue
-code, from its smallest to its largest value), every other feature kept as it was at each
-decision, averaged over the decisions:
+:func:`vote_effects` turns a ``RollCall-v0`` reward's weights into effects on the vote
+probabilities (docs/irl.md, section "Reading a reward"): for each feature x_j, the change in
+P(yes), P(no) and P(abstain) when x_j moves from low (10th percentile) to high (90th),
 
-    E_j = 1/N Σ_n [π(· | x_n, x_nj = high) − π(· | x_n, x_nj = low)].
+    E_j = 1/N Σ_n [π(· | x_n, x_nj = high) − π(· | x_n, x_nj = low)],
 
-The 95% interval is the delta method on the feature's own weights θ_{·,j}: Var E_j =
-J Σ_j Jᵀ, J = ∂E_j/∂θ_{·,j}. The weights are centred over actions, so with three actions the
-covariance Σ_j of the three centred weights follows exactly from their three Laplace standard
-errors (Cov(a, b) = (s_c² − s_a² − s_b²) / 2); the uncertainty of the other features' weights,
-which enter only through the baseline probabilities, is left out.
-
-Features are grouped by what they say (:func:`feature_kind`): **preferences** (the roll
-call's content: issue codes, text, important, amend, para, year, …), **alignment** (how
-other countries voted on similar earlier roll calls: ``consensus_*``, ``agree_*``) and
-**habit** (the country's own earlier votes: ``similar_*``, ``past_*``, ``issue_yes/no/abstain``
-and their ``log_*`` versions), so that a reader sees what a country wants, not only that it
-repeats itself. :func:`describe_feature` says each name in words.
+with a delta-method 95% interval, Var E_j = J Σ_j Jᵀ, J = ∂E_j/∂θ_{·,j}: with three actions
+centred, Σ_j follows from the three Laplace standard errors (Cov(a, b) = (s_c² − s_a² −
+s_b²) / 2). :func:`feature_kind` groups features into preferences, alignment and habit;
+:func:`describe_feature` says each name in words.
 
 Example:
     >>> describe_feature("issue_nu")

@@ -1,15 +1,11 @@
 """The same tabular MDP and demonstrations handed to imitation's ``MCEIRL``, for comparison.
 
 imitation (1.0) learns a *state-only* reward r(s) = net(obs(s)) on a dense (S, A, S)
-transition tensor; its gradient counts the H + 1 visited states of each trajectory while
-its planner rewards H of them. :func:`run_mce_irl` runs it with its defaults (Adam, lr
-0.01, ``linf_eps`` 1e-3, ``grad_l2_eps`` 1e-4, up to 1,000 iterations) and a linear reward
-net (imitation's ``BasicRewardNet`` with no hidden layer, state only), and returns the
-learned state reward so that both methods can be scored by the same exact likelihood.
-
-:func:`decision_mdp` encodes one-step decisions with a reward over (s, a) — a country's roll
-calls — as such a tabular MDP, so that imitation's state-only reward learns the multinomial
-logit; :func:`train_mce_irl` trains MCEIRL in this process and returns its reward net.
+transition tensor. :func:`decision_mdp` encodes one-step decisions with a reward over
+(s, a) — a country's roll calls — as such a tabular MDP, so that imitation's state-only
+reward learns the multinomial logit; :func:`train_mce_irl` trains MCEIRL in this process,
+:func:`run_mce_irl` in a child process with a time limit, returning the learned state
+reward so that both methods can be scored by the same exact likelihood.
 """
 
 from __future__ import annotations
@@ -87,15 +83,9 @@ def decision_mdp(
     action moves to one absorbing state S − 1 (observation 0); S = N·(1 + A) + 1, horizon 2,
     start uniform over the N pending states (each decision is demonstrated once).
 
-    Why horizon 2: imitation's planner sets Q_{H−1}(s, a) = r(s) (the last state's reward
-    does not depend on the action), so at horizon 1 every policy is uniform. At horizon 2,
-    Q_0(i, a) = r(i) + r(φ(s_i, a)) + log A, so π_0(a | i) = softmax_a r(φ(s_i, a)): the
-    logit of a reward over (s, a). imitation's occupancy counts the H + 1 = 3 states of each
-    trajectory; the pending and absorbing states are visited once by expert and model alike,
-    so they cancel, and its gradient is Σ_i Σ_a (π(a | i) − [a = a_i]) ∇r(φ(s_i, a)) / N — the
-    score of the multinomial logit per decision. (imitation's default stopping rule, an
-    l∞ distance of the occupancies below 1e-3, does not fit this encoding: a chosen state's
-    occupancy is at most 1/N, so with N ≥ 1,000 decisions it holds at the first iteration.)
+    Why horizon 2 (π_0(a | i) = softmax_a r(φ(s_i, a)), the logit of a reward over (s, a)),
+    and why imitation's default l∞ stopping rule does not fit this encoding:
+    docs/irl_agents.md, section "imitation's MCE-IRL on roll calls".
 
     Args:
         action_features: φ(s_i, a) of every decision and action, shape (N, A, k).

@@ -4,24 +4,12 @@ Maximises the MaxEnt (maximum causal entropy) log-likelihood of the demonstratio
 
     ℓ(θ) = Σ_demos Σ_t θ·φ(s_t, a_t) − Σ_demos V_0(s_0),
 
-whose gradient is the expert's feature counts minus the model's expected feature counts
-(:func:`assembly_gym.irl.mdp.occupancy` from the demonstrations' start states), with a
-Gaussian prior − λ/2 ‖θ_g − m_{b(g)}‖² on each group g (country). The prior mean m_b is zero
-(``shrinkage="none"``), the fit of all groups' pooled demonstrations (``"global"``), or
-the pooled fit of the group's bloc (``"bloc"``): a two-stage (empirical-Bayes) hierarchy
-that gives groups with few demonstrations the rewards of their peers.
-
-Features are standardised inside the fit (weighted by the expert's state visits), so λ is
-in pseudo-observations of standardised features; weights are reported on the original
-scale. Each fit is an L-BFGS (scipy) in whitened coordinates to a stated gradient
-tolerance; the objective is per demonstrated step.
-
-At horizon 1 (one decision per state) this is exactly the multinomial logit.
-
-With ``l2 = 0`` the maximum need not exist: when a group's demonstrations are separable (a
-country that always votes yes, or one whose votes some features predict without error) its
-weights run off to infinity. The fit then marks the group ``separated``, does not report
-itself converged and warns (:class:`SeparationWarning`).
+with a Gaussian prior − λ/2 ‖θ_g − m_{b(g)}‖² on each group g; the prior mean m_b is zero,
+the global or the bloc pooled fit (``shrinkage``). λ is in pseudo-observations of
+standardised features and the objective is per demonstrated step. See docs/irl.md, section
+"What it computes", for the gradient, standardisation, L-BFGS and shrinkage, and
+docs/reliability.md, section "Fits that cannot converge say so", for separation at
+``l2 = 0`` (:class:`SeparationWarning`).
 """
 
 from __future__ import annotations
@@ -201,11 +189,9 @@ class MaxEntFit:
             separated).
         message: L-BFGS's message (and which groups are separated).
         seconds: wall time of the optimisation.
-        separated: which groups' weights diverge, shape (G,) bool: in some direction their
-            log-posterior lost nearly all its curvature (below ``_SEPARATED_CURVATURE`` of
-            that at θ = 0), as separable demonstrations do without a prior (or with a tiny
-            one); None when not checked (it is checked with the standard errors, and always
-            when l2 = 0).
+        separated: which groups' weights diverge, shape (G,) bool (the test:
+            ``_SEPARATED_CURVATURE``); None when not checked (it is checked with the standard
+            errors, and always when l2 = 0).
     """
 
     theta: np.ndarray

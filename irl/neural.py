@@ -1,16 +1,15 @@
 """Neural MaxEnt IRL: an MLP reward r_ψ(s, a), trained with the exact MaxEnt gradient.
 
 The MaxEnt log-likelihood's gradient with respect to the reward table is
-``counts(s, a) − occupancy(s, a)`` (expert minus model visits,
-:func:`assembly_gym.irl.mdp.occupancy`); the chain rule carries it into the network:
-∇_ψ ℓ = Σ_{s,a} (counts − occupancy) ∇_ψ r_ψ(s, a). Each step runs the exact soft value
-iteration of the current reward, so the network learns non-linear preferences on the same
-MDPs, demonstrations and feature inputs as :func:`assembly_gym.irl.maxent.fit_maxent` (at
-horizon 1: a neural multinomial logit).
+``counts(s, a) − occupancy(s, a)`` (:func:`assembly_gym.irl.mdp.occupancy`); the chain rule
+carries it into the network: ∇_ψ ℓ = Σ_{s,a} (counts − occupancy) ∇_ψ r_ψ(s, a). Each step
+runs the exact soft value iteration of the current reward on the same MDPs, demonstrations
+and feature inputs as :func:`assembly_gym.irl.maxent.fit_maxent` (at horizon 1: a neural
+multinomial logit).
 
 The network lives on ``device`` (``"auto"``: the GPU when there is one); the soft value
 iteration is NumPy on the CPU. Each epoch the reward table crosses to the CPU once and its
-gradient signal back once; the inputs and the mask cross once per fit.
+gradient signal back once.
 
 Example:
     >>> import numpy as np
@@ -53,8 +52,7 @@ class NeuralReward:
         lr: Adam learning rate.
         epochs: full-batch gradient steps (each runs one exact soft value iteration).
         seed: seed of the initial weights (drawn on the CPU: the same on every device).
-        device: where the network runs: ``"auto"`` (the GPU when there is one, else the
-            CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+        device: where the network runs (:func:`~assembly_gym.core.device.resolve_device`).
     """
 
     def __init__(

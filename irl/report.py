@@ -1,15 +1,9 @@
 """Fitted reward models read out for people, as ``assembly-gym irl explain`` and ``compare`` do.
 
 Text of a :class:`~assembly_gym.irl.reward_model.RewardModel`: :func:`fit_summary` says what
-was fitted; the tables come with the whole table they show (for a CSV):
-
-- :func:`effects_text`: the features that move a country's votes most, by section
-  (:data:`SECTIONS`: preferences apart from habits), each effect with its 95% CI;
-- :func:`weights_text`: one country's weights (or their spread across countries);
-- :func:`comparison_text`: where two countries' weights differ most and where they agree;
-- :func:`over_time_text`: one country's effects by period, from a folder of one model per
-  block of sessions (``irl fit --by-period``: :func:`period_blocks` cuts the data,
-  :func:`period_models` finds the models, :func:`effects_over_time` reads them).
+was fitted; the tables (:func:`effects_text` by section of :data:`SECTIONS`,
+:func:`weights_text`, :func:`comparison_text`, :func:`over_time_text`) come with the whole
+table they show (for a CSV). docs/irl.md, section "Reading a reward", says what each shows.
 
 Example:
     >>> from assembly_gym.envs.legislative.sources import default_assembly

@@ -3,13 +3,9 @@
 A reward model holds, per country, weights θ_c of shape (A, 1 + d) over a factored feature
 map φ(s, a) = e_a ⊗ [1, x(s)] — :class:`~assembly_gym.envs.legislative.phi.ActionFeatureMap` for
 ``RollCall-v0`` — with Laplace standard errors, the feature settings, and (for forecasting)
-the training roll calls and votes that describe the past of any new roll call.
-
-Saved as a folder, written whole and swapped in at once (:mod:`assembly_gym.core.artifact`):
-``reward_model.json`` (human-readable weights and standard errors, versioned; the manifest, with
-the save's id and the checksum of the history) and ``history.npz`` (the training history,
-compressed, carrying the same id). Loading reads nothing else, and refuses a history of another
-save.
+the training roll calls and votes that describe the past of any new roll call. Saved as a
+folder written whole (:mod:`assembly_gym.core.artifact`; the files: docs/irl.md, section
+"What it computes", ``RewardModel``); the manifest carries the checksum of the history.
 
 Example:
     >>> import numpy as np

@@ -1,10 +1,8 @@
 """MaxEnt IRL on ``RollCall-v0``: every country's votes → one batched fit → a ``RewardModel``.
 
-Each vote is a one-step decision (horizon 1), so the MaxEnt reward over
-φ(s, a) = e_a ⊗ [1, x(s)] is the multinomial logit of the country's votes; all countries
-are fitted by one L-BFGS over their stacked weights
-(:func:`assembly_gym.irl.maxent.fit_maxent`), with optional shrinkage toward the global or
-bloc mean.
+Each vote is a one-step decision (horizon 1): the MaxEnt reward is the multinomial logit of
+the country's votes (docs/irl.md, section "What it computes"); all countries are fitted by
+one :func:`assembly_gym.irl.maxent.fit_maxent` call.
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly

@@ -1,7 +1,7 @@
 """Checkpoint folders of world models: artifacts saved whole, with a versioned manifest.
 
-A saved model is a folder, written and read by :mod:`assembly_gym.core.artifact` (a temporary
-sibling swapped in at once, so a reader sees the whole old checkpoint or the whole new one)::
+A saved model is a folder, written and read by :mod:`assembly_gym.core.artifact`
+(docs/world_models.md, section "Checkpoints")::
 
     MODEL_DIR/
         world_model.json    manifest: kind, format version, artifact id, observation names,
@@ -9,9 +9,8 @@ sibling swapped in at once, so a reader sees the whole old checkpoint or the who
         <parameter files>   whatever the model kind needs (npz arrays, torch state dicts)
         start_states.npy    start-state distribution of the simulator (optional)
 
-Any model kind (including LeWorld) can use these helpers and
-:func:`assembly_gym.world_models.base.register_world_model` to be loadable by
-:func:`assembly_gym.world_models.base.load_world_model`.
+Any model kind registers with :func:`assembly_gym.world_models.base.register_world_model`
+to be loadable by :func:`assembly_gym.world_models.base.load_world_model`.
 """
 
 from __future__ import annotations

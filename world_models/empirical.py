@@ -4,11 +4,9 @@ For every head of the :class:`~assembly_gym.world_models.schema.StateSchema` (st
 binned vote shares, adopted, …) the model counts the classes of s' per *context* of (s, a),
 and for every Gaussian dimension it keeps the mean and variance. Contexts are nested, coarse
 to fine, and each level is smoothed toward the one before it with ``smoothing``
-pseudo-observations (:func:`~assembly_gym.core.backoff.nested_backoff`, the
-back-off of the env's own :class:`~assembly_gym.envs.legislative.dynamics.EmpiricalDynamics`
-too). Level 0 is nothing (the training
-frequencies, smoothed toward uniform); each further level adds one context variable, in
-this order:
+pseudo-observations (:func:`~assembly_gym.core.backoff.nested_backoff`). Level 0 is
+nothing (the training frequencies, smoothed toward uniform); each further level adds one
+context variable, in this order:
 
 1. the action;
 2. the class of each categorical part of s (stage, own votes, 0/1 state dimensions);
@@ -480,11 +478,7 @@ def _constant_within(values: np.ndarray, cells: np.ndarray) -> bool:
 
 
 def _group_weights(transitions: Transitions) -> np.ndarray:
-    """1 / (episodes in the transition's group), shape (N,): every group weighs as one.
-
-    The views of one resolution by every country share its tallies; counted per view, one
-    resolution would look like a hundred independent observations.
-    """
+    """1 / (episodes in the transition's group), shape (N,): every group weighs as one."""
     groups = transitions.split_units
     labels, inverse = np.unique(groups, return_inverse=True)
     starts = groups[transitions.episode_starts()]

@@ -1,31 +1,15 @@
 """Held-out evaluation of world models: one-step accuracy, likelihood, rollouts, distributions.
 
 :func:`evaluate_world_model` scores any :class:`~assembly_gym.world_models.base.WorldModel` on test
-transitions (episodes the model never saw):
-
-* **one step** (predictive mean and distributions of s' given the true s and a): negative
-  log-likelihood (nats per transition; models with ``log_prob``), per-dimension RMSE over
-  the dimensions that change in the test data, stage accuracy, outcome accuracy (on the
-  steps that reach the terminal stage), vote-share mean absolute error (percentage points,
-  on the steps where a vote happens), vote counts (shares × the number of voters) within
-  ±k and their MAE, and calibration (expected calibration error of the outcome's
-  probability and, pooled, of every head's most likely class);
-* **rollouts**: from each test episode's first state, the model's own samples fed back,
-  with the recorded actions, for the recorded length; RMSE to the true states at each
-  horizon;
-* **distribution match**: final states of up to 10 rollouts per group (resolution, each
-  from another country's episode) against the one true outcome of every group: adoption
-  rate and mean yes share of the outcome's vote (difference in percentage points, with the
-  standard error of the real side: a finite set of resolutions is itself a sample), the
-  yes-share distribution's two-sample Kolmogorov–Smirnov p-value
-  (:func:`scipy.stats.ks_2samp`), KL(real ‖ simulated) over 20 equal bins (half a
-  pseudo-count per bin, at the real sample's size), and how often a simulated outcome
-  agrees with the rule applied to its simulated tally (and veto dimensions).
-
-What the stages, votes and outcome are comes from the state declaration
-(:class:`~assembly_gym.core.state.StateDeclaration`) the test transitions carry, else from
-the model's ``state_declaration``: the metrics of a part that a family does not declare,
-or that its layout lacks, are left out.
+transitions (episodes the model never saw); the metrics are listed in docs/world_models.md,
+section "Evaluation". Details not there: outcome accuracy counts the steps that reach the
+terminal stage, vote-share errors the steps where a vote happens; rollouts start from each
+test episode's first state, with the recorded actions, for the recorded length; the
+distribution match compares final states of up to 10 rollouts per group (resolution, each
+from another country's episode) with the one true outcome of every group, the KS p-value by
+:func:`scipy.stats.ks_2samp` and KL(real ‖ simulated) over 20 equal bins (half a
+pseudo-count per bin, at the real sample's size). The metrics of a part that a family does
+not declare, or that its layout lacks, are left out.
 """
 
 from __future__ import annotations

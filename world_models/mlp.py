@@ -2,20 +2,15 @@
 
 Each member maps [standardised s, one-hot a] through SiLU layers with dropout to
 
-* logits of every categorical head of the :class:`~assembly_gym.world_models.schema.StateSchema`
-  (stage, own votes, binned vote shares, adopted, done): trained by cross-entropy —
-  vote shares are classified into bins, not regressed;
+* logits of every categorical head of the :class:`~assembly_gym.world_models.schema.StateSchema`,
+  trained by cross-entropy;
 * a mean and a bounded log standard deviation per Gaussian dimension, in units normalised
   by the training statistics of s' (trained by Gaussian negative log-likelihood).
 
-Copied dimensions are not predicted. Members start from different seeded weights and see
-the data in different seeded orders (as in Chua et al. 2018, "Deep reinforcement learning
-in a handful of trials using probabilistic dynamics models", without the bootstrap); their
-disagreement is the epistemic uncertainty. Training uses AdamW (weight decay), early
-stopping on the validation loss per member (each keeps its best epoch), then temperature
-scaling of each categorical head on the validation split (calibrated probabilities), tqdm
-progress and optional TensorBoard scalars. All randomness comes from one
-``torch.Generator`` seeded by ``seed``; no global random state is touched.
+Members start from different seeded weights and see the data in different seeded orders (as
+in Chua et al. 2018, "Deep reinforcement learning in a handful of trials using
+probabilistic dynamics models", without the bootstrap). Training: see docs/world_models.md,
+section "Models".
 """
 
 from __future__ import annotations
@@ -101,11 +96,9 @@ class MLPEnsemble(HeadModel):
         threads: torch intra-op threads while this model fits and predicts (restored
             afterwards; not saved); None leaves torch's setting. One thread is often faster
             on a busy machine: small batched products gain little from a second thread.
-        device: where it trains and predicts (``"auto"``: the GPU when there is one, see
-            :func:`~assembly_gym.core.device.resolve_device`; not saved: a loaded model is
-            on ``"auto"``, move it with :meth:`to`). The data go to the device once per fit,
-            the inputs once per prediction; the random numbers (initialisation, data order,
-            dropout) are drawn on the CPU, so every device trains on the same draws.
+        device: where it trains and predicts
+            (:func:`~assembly_gym.core.device.resolve_device`; not saved; docs/world_models.md,
+            section "Devices").
 
     Example:
         >>> from assembly_gym.envs.legislative.transitions import deliberation_transitions

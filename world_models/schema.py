@@ -1,40 +1,16 @@
 """What a world model predicts of the next observation: copied, classified or regressed parts.
 
-The env family's :class:`~assembly_gym.core.state.StateDeclaration` says which dimensions
-form a stage, a one-hot group, the shares of a vote or a single share, and which outcome a
-vote decides; the training transitions say which dimensions change within an episode.
-:meth:`StateSchema.fit` splits the dimensions into:
+:meth:`StateSchema.fit` splits the dimensions, from the env family's
+:class:`~assembly_gym.core.state.StateDeclaration` and the training transitions, into copied
+dimensions, one-hot parts, binned vote-share and share parts (bin edges and within-bin
+values at quantiles of the training values), Gaussian dimensions and a ``done`` head; see
+docs/world_models.md, section "What is predicted", for the table and the outcome rule.
 
-* **copied**: dimensions that never change within a training episode (the roll-call features
-  of a resolution in ``Deliberation-v0``, and stages a source does not record): s'_j = s_j,
-  exactly, never learned.
-* **one-hot parts** (categorical): the declared stage one-hot (head ``stage``), each
-  declared one-hot group (e.g. an own vote: yes / no / abstain or none yet), and every other
-  changing dimension that only takes the values 0 and 1 in the data (e.g. ``adopted``,
-  issue flags of the next roll call): 2 classes.
-* **vote-share parts** (classification, not regression): the declared shares of a vote
-  (yes / no / abstain) as two binned categoricals: the yes share in K bins plus a "no vote
-  yet" class, and the no share of the non-yes votes, no / (no + abstain), in K bins
-  (stick-breaking, so that sampled shares are ≥ 0 and sum to 1); each declared single share
-  as one binned share. Bin edges are quantiles of the training values; a sampled share is
-  drawn from the training values' quantiles inside its bin, so that point masses (unanimous
-  votes, no sponsors) are reproduced.
-* **Gaussian**: every other changing dimension, with mean and standard deviation in units
-  normalised by the training mean and standard deviation; samples are clipped to the
-  observation bounds.
-
-A ``done`` head (2 classes) models the end of an episode, for envs without a stage.
-
-Heads are independent given (s, a), except in sampling: a declared outcome is drawn first
-and the tally of the vote that decides it then given it, so that they agree (the
-declaration's :class:`~assembly_gym.core.state.OutcomeRule`).
-
-Sampling draws every class by the inverse CDF from uniforms: one ``rng.random((N, k))`` per
-batch (k fixed by the schema, :attr:`StateSchema.n_uniforms`), a few more only for the tallies
-redrawn to agree with an outcome, then the Gaussians' normals. :meth:`StateSchema.sample_row`
-draws one state with the same random numbers as :meth:`StateSchema.sample_cumulative` on a
-batch of that one row, in plain Python floats: at one row NumPy's per-call overhead (about a
-microsecond per call, dozens of calls) would cost more than the arithmetic.
+Sampling draws every class by the inverse CDF from one ``rng.random((N, k))`` per batch
+(:attr:`StateSchema.n_uniforms`), a few more only for tallies redrawn to agree with an
+outcome, then the Gaussians' normals. :meth:`StateSchema.sample_row` draws one state with
+the same random numbers in plain Python floats: at one row NumPy's per-call overhead would
+cost more than the arithmetic.
 """
 
 from __future__ import annotations
@@ -647,8 +623,6 @@ class StateSchema:
         rng: np.random.Generator,
     ) -> np.ndarray:  # fmt: skip
         """One s' of one state (d,): what :meth:`sample_cumulative` draws for it as a batch.
-
-        Same random numbers, same arithmetic, in Python floats (see the module docstring).
 
         Args:
             obs: the state, shape (d,).

@@ -36,11 +36,9 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     """A world model of an ``assembly/`` env (e.g. ``Deliberation-v0``) run as an environment.
 
     ## Description
-    Each step samples s' from the model's predictive distribution given the current
-    observation and the action (:meth:`~assembly_gym.world_models.base.WorldModel.sample`, with
-    ``self.np_random``), as mbrl-lib's ``ModelEnv`` does. The model is any saved
-    world-model folder (loaded with :func:`~assembly_gym.world_models.base.load_world_model`) or a
-    fitted model object.
+    Each step samples s' from the model given the observation and the action
+    (:meth:`~assembly_gym.world_models.base.WorldModel.sample`, with ``self.np_random``), as
+    mbrl-lib's ``ModelEnv`` does.
 
     ## Action Space
     ``Discrete(n)``: the modelled env's actions (``model.n_actions``). When the model knows
@@ -72,15 +70,13 @@ class SimulatorEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     ## Episode End
     Terminated when the modelled stage becomes the declaration's terminal stage (families
-    that declare stages, as ``Deliberation-v0``: TERMINAL; ``info["stage"]`` is the stage's
-    label); otherwise when a draw from the model's ``done`` distribution says so
-    (``RollCall-v0``). Truncated after ``max_episode_steps`` steps
-    (default: the model's longest training episode), so that a model that fails to end an
-    episode cannot run forever; the limit depends on the model, so it is an argument here,
-    not a registration-time limit.
+    that declare stages, as ``Deliberation-v0``: TERMINAL); otherwise when a draw from the
+    model's ``done`` distribution says so (``RollCall-v0``). Truncated after
+    ``max_episode_steps`` steps (default: the model's longest training episode; an argument,
+    not a registration-time limit, since it depends on the model).
 
     ## Arguments
-    ``model`` (folder or object), ``reward_fn``, ``start_states`` (N0, d),
+    ``model`` (a saved folder or a fitted object), ``reward_fn``, ``start_states`` (N0, d),
     ``max_episode_steps``, ``invalid_action`` ("noop" or "raise"), ``render_mode``
     ("ansi", "human" or "rgb_array").
 

@@ -1,17 +1,9 @@
 """Native vectorised ``Simulator-v0``: N simulated episodes, one model call per vector step.
 
 :class:`SimulatorVectorEnv` is a :class:`~assembly_gym.envs.batched.BatchedEnv` (the autoreset
-rules, seeding checks and batched infos of every native vector env). Every vector step hands
-the states and actions of all moving sub-envs to the world model at once (one ``sample``: the
-empirical model gathers every row's table row at once; the MLP ensemble runs each member on
-its rows, in NumPy on the CPU, in one torch pass elsewhere). The masks and stages the infos
-report are kept for the next step's checks, not worked out again.
-
-Random numbers: one generator for the whole batch (seeded like a single env reset with
-``seed``), so the sub-envs' draws interleave: sub-env i follows the single env's
-distribution, not a single env's episode for ``seed + i``. With one sub-env, the vector env
-draws what a single env seeded ``seed`` draws, in the same order: episode for episode the
-same (tested).
+rules, seeding checks and batched infos of every native vector env); docs/world_models.md,
+section "The vector Simulator-v0", says how its one generator serves the batch. The masks
+and stages the infos report are kept for the next step's checks, not worked out again.
 """
 
 from __future__ import annotations
@@ -39,9 +31,8 @@ class SimulatorVectorEnv(BatchedEnv):
         max_episode_steps: truncate after this many steps (default: the model's longest
             training episode). On Gymnasium 0.29 ``gym.make_vec`` replaces it with the
             spec's (None); construct the class directly there to set one.
-        device: where a torch model runs (``"auto"``: the GPU when there is one; see
-            :func:`~assembly_gym.core.device.resolve_device`); the model object is moved
-            there (``model.to``). Models without ``to`` (the empirical one) run in NumPy.
+        device: where a torch model runs (:func:`~assembly_gym.core.device.resolve_device`;
+            moved by ``model.to``); models without ``to`` (the empirical one) run in NumPy.
         **env_kwargs: the other arguments of :class:`SimulatorEnv` (``model``, ``reward_fn``,
             ``start_states``, ``invalid_action``); no ``render_mode``.
 

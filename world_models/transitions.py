@@ -18,10 +18,17 @@ from assembly_gym.envs.family import FAMILIES, family_of
 __all__ = ["env_transitions", "modelled_envs", "split_transitions"]
 
 
-def modelled_envs() -> tuple[str, ...]:
-    """The registered envs with a transitions builder, by id without namespace."""
+def modelled_envs(namespace: str | None = None) -> tuple[str, ...]:
+    """The registered envs with a transitions builder, by id without namespace.
+
+    Args:
+        namespace: only the ids in this namespace (``"assembly"``: this package's envs,
+            which read the UN roll calls), or None for every registered family.
+    """
     return tuple(
-        env_id.rpartition("/")[2] for env_id, family in FAMILIES.items() if family.transitions
+        env_id.rpartition("/")[2]
+        for env_id, family in FAMILIES.items()
+        if family.transitions and namespace in (None, env_id.partition("/")[0])
     )
 
 

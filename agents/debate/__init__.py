@@ -1,13 +1,8 @@
 """The debate allocator: tendencies compete to explain an actor's behaviour.
 
-K tendency agents claim observations, stake their allocation where they disagree with the
-consensus, and win or lose by how well they explain what was observed; the allocations
-shift toward the winners (kept inside bounds and summing to 1) until they stabilise, and
-held-out observations test whether the calibrated mixture beats chance. As an agent, the
-mixture predicts a country's votes. See ``docs/debate.md``.
-
-Here: the model, its training and its loggers; the parts (claims, arena, tendencies,
-observations, validation) are importable from their modules.
+How tendencies claim, stake and win allocations, and how held-out observations test the
+calibrated mixture: docs/debate.md. Here: the model, its training and its loggers; the parts
+(claims, arena, tendencies, observations, validation) are importable from their modules.
 """
 
 from assembly_gym.agents.debate.agent import DebateAllocatorAgent

@@ -1,9 +1,5 @@
 """The debate allocator as an agent: a calibrated mixture of legislative tendencies for one country.
 
-Fitted on one country's ``RollCall-v0`` demonstrations, it trains the seven tendencies'
-allocations by debate and predicts π(a | x) = Σ_k w_k p_k(a | x), masked by the env's action
-mask: an :class:`~assembly_gym.agents.base.Agent` the harness scores like any other.
-
 Example:
     >>> from assembly_gym.core.layout import ObservationLayout
     >>> from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations

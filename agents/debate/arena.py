@@ -1,17 +1,8 @@
 """The arena: tendencies claim observations, stake their allocation, and resolution pays out.
 
-One round over N observations and K tendencies with allocations w (K,):
-
-1. claims p_k(· | x_i) and relevance r_ik (:class:`ClaimSet`); consensus m_i = Σ_k w_k p_k;
-2. stakes s_ik = w_k · d_ik / d̄, with d_ik the total-variation distance of p_k from m_i
-   (|r_ik − r̄_i| unlabelled) and d̄ its mean;
-3. evidence e_ik = p_k(y_i | x_i) (r_ik unlabelled); a stake wins when e_ik > ē_i = Σ_j w_j e_ij
-   and pays s_ik (e_ik / ē_i − 1); score_k is the mean of those winnings;
-4. the market allocation v* = argmax_v Σ_i P_i log Σ_k v_k e_ik over the bounded simplex
-   (pots P_i = Σ_k s_ik; scipy SLSQP), and w ← Π(w + η (v* − w)), Π the projection onto it.
-
-An *epoch* is ``rounds`` full-batch rounds of vectorised NumPy on (K, N, A) arrays. Why this
-update (consistency, the rate 1 − η per round): docs/debate.md, "The arena".
+One round (claims, consensus, stakes, resolution, market update) and why this update
+converges: docs/debate.md, "The arena". An *epoch* is ``rounds`` full-batch rounds of
+vectorised NumPy on (K, N, A) arrays.
 """
 
 from __future__ import annotations
@@ -169,7 +160,7 @@ class Claim:
 
 
 class Arena:
-    """Runs rounds of claims, stakes and resolution over fixed claims (see the module doc).
+    """Runs rounds of claims, stakes and resolution over fixed claims (docs/debate.md, "The arena").
 
     Args:
         rounds: full-batch rounds per epoch.

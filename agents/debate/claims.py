@@ -1,27 +1,8 @@
 """The optional claim-model hook: an external command (say, a language-model CLI) makes claims.
 
-The command is run once per batch of observations. It reads one JSON document on stdin::
-
-    {"protocol": "assembly-gym-debate-claims/1",
-     "epoch": 1,                                          (the training epoch asking)
-     "actions": ["yes", "no", "abstain"],                 (empty for free text)
-     "tendencies": [{"name": "human rights", "description": "...",
-                     "allocation": 0.14}, ...],           (its current share)
-     "observations": [{"id": "3412", "text": "...",        (text when there is one)
-                       "features": {"issue_hr": 1.0, ...}}, ...]}   (named features, if any)
-
-and prints one JSON document on stdout::
-
-    {"claims": [{"id": "3412", "tendency": "human rights",
-                 "action": "yes",          a name from "actions", or null for no action claim
-                 "strength": 0.8,          in [0, 1]: how strongly it claims the action
-                 "relevance": 0.9}, ...]}  optional, in [0, 1] (default: the strength)
-
-A claim on action a with strength s is the distribution s · onehot(a) + (1 − s) · uniform;
-a (tendency, observation) pair the command does not mention makes no claim (uniform, relevance 0).
-A batch whose command times out, exits with a non-zero code or prints something that does not
-follow this schema is reported as a :class:`BatchError`; its observations take their claims
-from the fallback (the built-in scorers) when one is given.
+The stdin/stdout JSON protocol (``assembly-gym-debate-claims/1``), how a claim becomes a
+distribution and when a batch becomes a :class:`BatchError`: see docs/debate.md, section
+"The claim-command hook". A claim without ``relevance`` has its strength as relevance.
 
 Each call runs in a process group of its own (POSIX), which is killed when the call ends,
 whichever way: on a timeout, on too much output, and after a normal exit, so no process the

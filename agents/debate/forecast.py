@@ -1,11 +1,9 @@
 """Per-observation owner forecasts of unlabelled observations, from the tendencies' claims.
 
 Each tendency is described by the words of the training observations it claimed: a
-multinomial naive Bayes model whose classes are the tendencies and whose soft labels are the
-mixture's responsibilities q_ik = w_k r_ik / Σ_j w_j r_ij, θ_kv ∝ Σ_i q_ik c_iv + α (c_iv the
-count of word v in text i, scikit-learn's ``CountVectorizer`` fitted on the training texts).
-A held-out text h scores ℓ_hk = Σ_v c_hv log θ_kv; the held-out relevance never enters it.
-See docs/debate.md, "Validation".
+multinomial naive Bayes model over scikit-learn's ``CountVectorizer`` counts, soft-labelled by
+the mixture's responsibilities (docs/debate.md, "Validation"). A held-out text h scores
+ℓ_hk = Σ_v c_hv log θ_kv; the held-out relevance never enters it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Loggers of debate training: console, JSON file, TensorBoard, Weights & Biases.
 
 A logger is anything with the three methods of
-:class:`~assembly_gym.agents.debate.trainer.DebateLogger`; the trainer calls
-``start`` once, ``log_epoch`` after every epoch and ``finish`` at the end. Pass several as a
-list. The JSON log's schema and the scalars' tags: docs/debate.md, "Loggers and plots".
+:class:`~assembly_gym.agents.debate.trainer.DebateLogger`; pass several as a list. The JSON
+log's schema and the scalars' tags: docs/debate.md, "Loggers and plots".
 """
 
 from __future__ import annotations
@@ -138,10 +137,6 @@ class JSONLogger:
 
 class TensorBoardLogger:
     """Scalars per tendency and epoch, through ``torch.utils.tensorboard.SummaryWriter``.
-
-    Tags: ``allocation/<tendency>``, ``score/<tendency>``, ``stake/<tendency>``,
-    ``learning_rate``, ``allocation_change`` and ``validation/<field>`` of every numeric
-    :class:`~assembly_gym.agents.debate.validator.ValidationResult` field.
 
     Args:
         logdir: folder of the event files.

@@ -1,8 +1,7 @@
 """A debate model: one actor's observations, its competing tendencies, and their calibrated shares.
 
-:func:`create_debate_model` builds one from observations (a free-text file or roll calls);
-:meth:`DebateModel.train` calibrates it, :meth:`DebateModel.save` and :meth:`DebateModel.load`
-keep it (docs/debate.md, "Quick start").
+:func:`create_debate_model` builds one from a free-text file or roll calls (docs/debate.md,
+"Quick start").
 """
 
 from __future__ import annotations

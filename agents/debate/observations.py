@@ -2,12 +2,9 @@
 
 :class:`Observations` holds both kinds: **roll-call decisions** of one country
 (``RollCall-v0`` observations with the vote it cast) and **free-text observations** of a
-person or organisation, with no action (the debate resolves them by text relevance). Free
-text is read from a JSON file (:func:`load_observations_json`: ``name``, ``about``,
-``tendencies`` and the required ``observations`` records of ``id``, ``text``, ``date`` and
-``source``; the schema in docs/debate.md); any other key, a wrong type or an empty text
-raises :class:`~assembly_gym.core.errors.DataError` naming the file, the record
-(``observations[3]``) and the field.
+person or organisation, with no action (the debate resolves them by text relevance), read by
+:func:`load_observations_json` (the schema and its errors: docs/debate.md, "Free-text
+observations: the JSON schema").
 """
 
 from __future__ import annotations

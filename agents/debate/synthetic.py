@@ -2,10 +2,8 @@
 
 :func:`plant_mixture` relabels real situations by a known mixture: each observation's owner
 z_i ~ Categorical(w*), its action y_i ~ p_{z_i}(· | x_i). :func:`synthetic_person` writes a
-free-text observations document about a person whose owners z_i are drawn over the seven
-:data:`~assembly_gym.agents.debate.tendencies.PERSON_TENDENCIES`: each text has two words of
-z_i's description, two words it lacks (which only the observations it claims can teach),
-with probability ``noise`` a word of another tendency's description, and filler words.
+free-text document about a person with planted owners (how its texts are made:
+docs/debate.md, "Command line").
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Tendencies: the competing explanations of an actor's behaviour, and their claims.
 
 A tendency *claims* an observation: a distribution over the actions and a relevance in
-[0, 1] (how much the observation is about it). **Legislative scorers** read a
-``RollCall-v0`` observation by feature name: a salience h(x) ∈ [0, 1] (its relevance) and a
-position q(x) over (yes, no, abstain) make the claim
-
-    p(· | x) = (1 − ε) · [h(x) · q(x) + (1 − h(x)) · uniform] + ε · uniform,   ε = 0.02,
-
-so a tendency that does not care about a roll call makes no claim on it. **Text scorers**
-(free text, and the seven :data:`PERSON_TENDENCIES`) score relevance by the TF-IDF cosine
-similarity of an observation's text to the tendency's description and claim no action.
-The seven scorers' salience and position: docs/debate.md, "Tendencies".
+[0, 1] (how much the observation is about it). Legislative scorers read a ``RollCall-v0``
+observation by feature name; text scorers (free text, and the seven
+:data:`PERSON_TENDENCIES`) score relevance by TF-IDF similarity and claim no action. The
+claim formula and each scorer's salience and position: docs/debate.md, "Tendencies".
 """
 
 from __future__ import annotations
@@ -149,9 +143,6 @@ PERSON_TENDENCIES = (
 @dataclass(eq=False)
 class TendencyAgent:
     """One competing explanation of the actor: a named tendency and its share of the mixture.
-
-    Agents are the debate's participants: :class:`~assembly_gym.agents.debate.trainer.Trainer`
-    writes the calibrated share into :attr:`allocation` when it returns.
 
     Attributes:
         name: unique name (shown in logs and tables).

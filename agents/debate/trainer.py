@@ -1,18 +1,10 @@
 """Training: epochs of debate until the allocations stabilise, validated on held-out observations.
 
-:meth:`Trainer.train` holds out a seeded ``validation_split`` share of the observations,
-claims every observation (built-in scorers, or a
-:class:`~assembly_gym.agents.debate.claims.ClaimModel` with the scorers as fallback), then
-runs epochs t = 1 … ``max_epochs`` with η_t = ``initial_lr`` · ``lr_decay`` ^ (t − 1): claims
-refreshed (a ``ClaimModel`` with ``refresh``, from t = 2) → arena debate on the training
-observations → convergence check (Σ_k |Δw_k| < ``convergence_threshold`` for ``patience``
-epochs, after ``min_epochs``) → validation
-(:class:`~assembly_gym.agents.debate.validator.Validator`; unlabelled texts forecast by
-:class:`~assembly_gym.agents.debate.forecast.ClaimProfiles`).
-Training starts from the agents' allocations (equal shares for new agents), projected into
-the bounds, and writes the final ones back. Its settings are a :class:`TrainConfig`; a run
-leaves a :class:`TrainHistory` (one :class:`EpochMetrics` per epoch) and a
-:class:`DebateResult`. See docs/debate.md, "Training".
+The loop (seeded split, claims, epochs of arena debate, convergence check, validation), its
+:class:`TrainConfig` and its records (:class:`TrainHistory`, :class:`EpochMetrics`,
+:class:`DebateResult`): docs/debate.md, "Training". Training starts from the agents'
+allocations (equal shares for new agents), projected into the bounds, and writes the final
+ones back.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """Validation on held-out observations: does the calibrated mixture beat chance?
 
-A held-out observation's **actual owner** is the tendency that best explains its outcome
-(argmax_k p_k(y_i | x_i), or argmax_k r_ik unlabelled; ties at random, seeded); its
-**predicted owner**, made without the outcome, is argmax_k Σ_a m_i(a) · [b_i(a) = k] under
-the mixture's forecast m_i = Σ_k w_k p_k(· | x_i), with b_i(a) the best explanation of action
-a, or for an unlabelled observation argmax_k (log w_k + ℓ_ik) with ℓ the trainer's
-:class:`~assembly_gym.agents.debate.forecast.ClaimProfiles` (argmax_k w_k without one).
-Owner accuracy is tested against chance 1/K by :func:`scipy.stats.binomtest`
-(``alternative="greater"``), beside the share of the most common owner; labelled
-observations are also scored as actions (:func:`~assembly_gym.core.metrics.classification_metrics`).
-See docs/debate.md, "Validation".
+Actual and predicted owners, the binomial test against chance 1/K, the majority rate and
+the action scores: docs/debate.md, "Validation".
 """
 
 from __future__ import annotations
@@ -94,7 +86,7 @@ class ValidationResult:
 
 
 class Validator:
-    """Scores allocations on held-out claims (see the module docstring).
+    """Scores allocations on held-out claims (docs/debate.md, "Validation").
 
     Args:
         seed: seed of the random tie-breaking.
@@ -113,7 +105,7 @@ class Validator:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Predicted and actual owner of every observation, two arrays of shape (N,).
 
-        ``forecast`` ℓ (K, N) scores the unlabelled observations (see the module docstring).
+        ``forecast`` ℓ (K, N) scores the unlabelled observations (docs/debate.md, "Validation").
         """
         outcomes = np.asarray(outcomes, dtype=np.int64)
         allocations = np.asarray(allocations, dtype=np.float64)

@@ -1,24 +1,11 @@
 """Artifacts: folders of files that are saved whole and read whole.
 
-A saved model or report is a folder of files plus one JSON manifest. The manifest carries the
-artifact's id (one per save) and the SHA-256 and size of every other file, so that a file of
-another save can never pass for a file of this one. Files that can hold it carry the id too.
-
-Saving writes the whole folder into a temporary sibling (``.NAME.XXXX.tmp``), flushes it to disk,
-and swaps it in with one rename: Linux's ``renameat2(RENAME_EXCHANGE)`` or macOS's
-``renamex_np(RENAME_SWAP)`` exchange the two folders atomically, and the sibling, which then holds
-the old artifact, is deleted. Where neither call exists (or the file system refuses it) the old
-folder is renamed aside first: for that instant a reader finds no artifact.
-
-A reader checks every file against the manifest: no file is read past its listed size, and a file
-whose checksum differs because a save swapped the folder mid-read (the manifest changed too) makes
-it read again. It therefore gets the complete old artifact or the complete new one, never a mix.
-
-A save killed midway leaves its temporary sibling behind; the next save beside it deletes such
-leftovers (a sibling is a leftover when no live process holds its lock).
-
-A save replaces a folder only when it holds nothing but an artifact of the same kind: files that
-its manifest does not list (a user's notes, logs) are never deleted; the save is refused instead.
+A saved model or report is a folder of files plus one JSON manifest (the artifact's id and the
+SHA-256 and size of every other file). How a save swaps the folder in atomically, how a reader
+never gets files of two saves, and what a killed save leaves: docs/reliability.md, "Saved artifacts
+are whole". A save replaces a folder only when it holds nothing but an artifact of the same kind:
+files that its manifest does not list (a user's notes, logs) are never deleted; the save is
+refused instead.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """The picture of an assembly's envs: a hemicycle, one seat per member.
 
-Each seat is a member (or, in ``Simulator-v0``, a share of the vote), coloured by what it
-did at the stage shown: its vote or whether it sponsored. Around the hemicycle: the
-episode's title, the stages (or the progress through a session's roll calls), a tally bar,
-the outcome, a legend, and the acting member, ringed in black.
+What a frame shows: docs/rendering.md, "The legislative envs".
 
 The geometry (seat centres, the antialiased pixels of every seat) is computed once per
 :class:`Hemicycle`; a frame only blends the seats' colours into a copy of the cached
@@ -120,9 +117,7 @@ def share_seats(shares: dict[Seat, float], n_seats: int) -> np.ndarray:
 def seat_order(votes: np.ndarray) -> np.ndarray:
     """Seat of each member: ordered by (yes − no / 2) / votes cast, from left to right.
 
-    Like a parliament seated from left to right: the members that vote yes most often sit
-    on the left, those that vote no most often on the right and those that abstain between,
-    so that blocs show as wedges.
+    Those that abstain sit between the yes and the no voters, so that blocs show as wedges.
 
     Args:
         votes: vote codes, shape (C, R): :class:`Vote` values, ``ABSENT`` and any other
@@ -240,8 +235,6 @@ class Hemicycle:
         if view.footer:
             draw_text(image, (_WIDTH - 16, _FOOTER_Y), view.footer, 13, MUTED, "ra")
         return np.array(image)
-
-    # ------------------------------------------------------------------ parts
 
     def _header(self, image: Image.Image, view: AssemblyView) -> None:
         title = fit_text(view.title, 19, _WIDTH - 32, bold=True)

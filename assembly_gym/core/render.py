@@ -1,9 +1,6 @@
 """Render modes of the ``assembly/`` envs and the drawing tools their pictures share.
 
-Every env renders in three modes: "rgb_array" returns a picture, a fresh ``uint8`` array of
-shape (480, 640, 3); "human" shows that picture in a pygame window, after every step too,
-at ``metadata["render_fps"]`` (as Gymnasium's classic-control envs do); "ansi" returns the
-state as text.
+The three modes every env renders in ("rgb_array", "human", "ansi"): docs/rendering.md.
 
 The pictures are drawn with Pillow on a light background: :func:`font`, :func:`draw_text`,
 :func:`fit_text`, :func:`line_plot` and :func:`bar_chart` are what more than one env family

@@ -23,9 +23,8 @@ __all__ = ["isolated_seed"]
 def isolated_seed(seed: int) -> Iterator[None]:
     """Seed torch's global generator for a block; restore every global generator after it.
 
-    Inside the block torch's CPU generator starts from ``seed``, so code that draws from it
-    is reproducible; on exit torch's, NumPy's legacy and Python's global states are as they
-    were before (whatever the block did to them).
+    On exit torch's, NumPy's legacy and Python's global states are as they were before
+    (whatever the block did to them).
 
     Args:
         seed: seed of torch's global generator inside the block.

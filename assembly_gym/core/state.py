@@ -1,15 +1,9 @@
 """What an env family's state dimensions are, and the rule that decides its votes.
 
-A world model learns s' from the observation layout's names and the data; the names alone
-do not say which dimensions form a stage, a one-hot vote or the shares of a vote, nor when
-an episode ends. Each env family says so in a :class:`StateDeclaration` (``Deliberation-v0``
-next to its ``STATE_NAMES``); :mod:`assembly_gym.world_models` and ``Simulator-v0`` read
-it instead of knowing any env's names. A declared group applies to a layout only when all
-of its dimensions are in the layout.
-
-An :class:`OutcomeRule` decides a vote from the members' :class:`Vote` codes: a majority of
-yes over no, optionally a quota of all members and a veto. The envs call it on the votes,
-a world model on a state (:meth:`OutcomeRule.from_state`).
+Each env family declares which dimensions form a stage, a one-hot vote or the shares of a
+vote, and when an episode ends, in a :class:`StateDeclaration`, and decides its votes by an
+:class:`OutcomeRule`; why and who reads them: docs/architecture.md, "An env family declares
+its state". A declared group applies to a layout only when all of its dimensions are in it.
 
 Example:
     >>> declaration = StateDeclaration(

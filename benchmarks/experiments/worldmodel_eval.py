@@ -170,7 +170,7 @@ def seed_spread(env: str, data: Any, seeds: Sequence[int], args: argparse.Namesp
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The env, the extra seeds, the real data and the ensemble's epoch limit."""
-    parser.add_argument("--env", default="Deliberation-v0", choices=modelled_envs())
+    parser.add_argument("--env", default="Deliberation-v0", choices=modelled_envs("assembly"))
     parser.add_argument("--spread-seeds", type=SEED, nargs="*", default=[1, 2],
                         help="more seeds for the synthetic goal figures (none: skip)")  # fmt: skip
     add_data_argument(parser)

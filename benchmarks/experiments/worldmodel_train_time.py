@@ -25,7 +25,8 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The env, the data and the ensemble's epoch limit."""
-    parser.add_argument("--env", default="Deliberation-v0", choices=(*modelled_envs(), "all"))
+    envs = modelled_envs("assembly")  # the envs of the UN roll calls
+    parser.add_argument("--env", default="Deliberation-v0", choices=(*envs, "all"))
     add_data_argument(parser)
     add_model_arguments(parser)
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> None:
     print(
         f"{'env':<16} {'model':<15} {'transitions':>12} {'build s':>8} {'fit s':>8} {'epochs':>7}"
     )
-    for env in modelled_envs() if args.env == "all" else (args.env,):
+    for env in modelled_envs("assembly") if args.env == "all" else (args.env,):
         start = time.perf_counter()
         transitions = env_transitions(env, folder)
         built = time.perf_counter() - start

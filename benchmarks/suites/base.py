@@ -3,13 +3,10 @@
 A :class:`Suite` is declarative: a name, a task builder (data, split, env), the agents and
 the metrics. :func:`run_suite` builds the :class:`Task` (every agent sees the same training
 demonstrations and is scored on the same held-out decisions), splits the work into (agent,
-countries) units for an :class:`~assembly_gym.benchmarks.executor.Executor`, and scores the
-predictions with bootstrap intervals over roll calls and a paired test against the best
-baseline; where some agents ran on fewer countries, also on the countries all of them ran on
-(:class:`CommonSubset`). A :class:`Unit` is a small descriptor: a worker that did not get the
-task rebuilds it (cached per process), so every executor runs the suites unchanged, and a
-unit the executor gave up on leaves its agent's row unscored, with a ``note``. Suites not
-scored by class labels supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`).
+countries) :class:`Unit` descriptors for an :class:`~assembly_gym.benchmarks.executor.Executor`
+and scores the predictions. A worker that did not get the task rebuilds it from the unit
+(cached per process), so every executor runs the suites unchanged. Suites not scored by
+class labels supply a ``runner`` (:mod:`assembly_gym.benchmarks.suites.episodic`).
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@
 Each function returns the spec of one agent for a task; suites pick from them. Learners
 that fit every country at once (MaxEnt IRL) get one work unit; per-country learners are
 split into chunks of countries that run in parallel under ``--jobs``. Learners built on
-torch fit on one thread (:func:`single_threaded`, or by themselves). An iterative learner's
-budget (gradient steps, epochs, recent decisions) is in the table's ``budget`` column, and a
-learner run on the first k countries only says so in its ``countries`` column.
+torch fit on one thread (:func:`single_threaded`, or by themselves).
 """
 
 from __future__ import annotations
@@ -60,11 +58,7 @@ by ``assembly-gym experiment irl_forecast``; ``irl fit --data`` uses it too."""
 def baseline_specs(
     task: Task, *, yes_action: int = 0, vote_actions: tuple[int, int, int] = (0, 1, 2)
 ) -> list[AgentSpec]:
-    """The simple baselines.
-
-    Random, always-yes, per-country majority, per-country × issue majority, the vote on the
-    most similar earlier roll call, and scikit-learn's logistic regression.
-    """
+    """The simple baselines of :mod:`assembly_gym.agents.baselines` (all but the planted one)."""
     n, layout = task.n_actions, task.layout
     makers: dict[str, Callable[[Task], Agent]] = {
         "random": lambda t: RandomAgent(n, layout),

@@ -1,13 +1,9 @@
 """The memory suite: which memory range to read in ``MemoryDynamics-v0`` (the LeWorld world).
 
-The world (medium: two relevant regions that hop between pages, a 65,536-word memory;
-``--quick``: 8,192 words) is fixed by the seed. Every agent learns from its own kind of
-training data and plays the same held-out episodes (env seeds 10,000 …), scored per episode
-by ``reward`` (the env's mean reward per step), ``hit_rate`` (reads that overlap a relevant
-window) and ``next_state_mse`` (its own prediction of s_{t+1}: the analytic one of its read,
-= −reward, without a model). Agents: random reads and a memory-less MLP of the LeWorld
-system's size (baselines), SB3 PPO, LeWorld trained in the suite (phases 1 and 2) and oracle
-reads (the noise floor). See docs/leworld.md, "The memory suite".
+The world is fixed by the seed; every agent learns from its own kind of training data and
+plays the same held-out episodes. The world's size, the scores (``reward``, ``hit_rate``,
+``next_state_mse``) and the agents: docs/leworld.md, "The `memory` suite of `assembly-gym
+bench`".
 """
 
 from __future__ import annotations

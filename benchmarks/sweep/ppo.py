@@ -1,10 +1,8 @@
 """The ``ppo`` space: PPO trained in ``Simulator-v0``, scored in the data-driven env.
 
-As ``assembly-gym experiment worldmodel_ppo`` (its reward, "vote with the winning side", and
-its world model, an ``MLPEnsemble``), with the resolutions cut once more: the experiment's
-test resolutions are never used; its training resolutions are cut 80/20 into those the
-world model is fitted on and the validation resolutions on which each policy is scored, in
-``Deliberation-v0`` (mean return over seeded episodes, after every chunk of timesteps).
+As ``assembly-gym experiment worldmodel_ppo`` (its reward and its ``MLPEnsemble`` world
+model), scored on validation resolutions cut from the experiment's training ones; its test
+resolutions are never used (docs/ray.md, "Sweeps").
 """
 
 from __future__ import annotations

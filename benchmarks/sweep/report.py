@@ -1,8 +1,7 @@
 """A sweep's report: the table, the plot, every trial as CSV, and the best flags as a file.
 
-``--out`` is one artifact folder, written whole (:func:`write_sweep`): ``trials.csv``,
-``best.json`` (a flag file for the consuming command's ``--config``), ``sweep.md`` (the
-table printed) and ``scores.png`` (score against each hyperparameter).
+``--out`` is one artifact folder, written whole (:func:`write_sweep`; its files:
+docs/ray.md, "Sweeps").
 """
 
 from __future__ import annotations

@@ -2,10 +2,8 @@
 
 A trial runs its configuration for every seed of the sweep, one iteration of each in turn,
 and reports the mean score over seeds (``score``), its standard deviation (``score_sd``) and
-each seed's (``seed_S``) after every iteration. The data goes to the trials once, by
-reference (``tune.with_parameters``: the object store). Optuna picks the configurations where
-it is installed (else Tune's random search); ASHA stops the worst trials early when a space
-reports more than one iteration.
+each seed's (``seed_S``) after every iteration. Data by reference, the search (Optuna or
+random) and ASHA's early stopping: docs/ray.md, "Sweeps".
 """
 
 from __future__ import annotations

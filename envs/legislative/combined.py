@@ -1,9 +1,8 @@
 """Several roll-call sources as one table, each roll call once.
 
 A roll call may lie in two sources: the 1946–2015 votes and a newer UN Digital Library CSV
-both hold session 69's resolutions, say. It is the same roll call when both record the same
-resolution symbol in the same session or, where a source has no symbol for it, the same date
-and title (case and spacing aside). The first source given keeps it.
+both hold session 69's resolutions, say: the same :func:`overlap_keys` (case and spacing
+aside), kept from the first source given.
 """
 
 from __future__ import annotations

@@ -295,11 +295,8 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ## Description
     At the DRAFT stage the country decides whether to cosponsor; then it votes in committee
     and in plenary. The other countries act by :class:`EmpiricalDynamics` fitted on the
-    records: who sponsors depends on the resolution's issue; how they vote depends on the
-    issue, on whether they sponsored and on the support already shown (sponsor share before
-    the committee vote, committee yes share before the plenary vote). The country's own
-    cosponsorship and votes therefore move the later tallies and the outcome (adopted when
-    plenary yes votes exceed no votes).
+    records, which read the support already shown, so the country's own cosponsorship and
+    votes move the later tallies and the outcome (adopted when plenary yes exceeds no).
 
     ## Action Space
     ``Discrete(5)``: 0 COSPONSOR, 1 YES, 2 NO, 3 ABSTAIN, 4 NO_ACTION (:class:`Action`).
@@ -330,12 +327,9 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
 
     ## Arguments
     ``data`` (see :func:`resolution_records`), ``country``, ``resolution``, ``session``,
-    ``split`` ("train": sessions up to 60 of the real votes, 15 of the synthetic 20; "test":
-    the later ones, with features and dynamics from the training sessions only; None: all),
-    ``sessions`` (``(first, last)``, inclusive, None unbounded: any other range, described by
-    all the records; not with ``split``), ``dynamics`` (default: fitted on the records, or on
-    the training sessions with ``split``), ``reward_fn``, ``invalid_action``,
-    ``feature_config``, ``render_mode`` ("ansi", "human" or "rgb_array").
+    ``split`` and ``sessions`` (:func:`~assembly_gym.envs.legislative.sources.session_window`),
+    ``dynamics`` (default: fitted on the records, or on the training sessions with
+    ``split``), ``reward_fn``, ``invalid_action``, ``feature_config``, ``render_mode``.
 
     ## Info
     The same keys, each with one type, at reset and at every step (so that Minari's
@@ -368,17 +362,10 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ``tally``.
 
     ## Rendering
-    "rgb_array": a (480, 640, 3) uint8 picture of the assembly as a hemicycle, one seat per
-    country (the most frequent yes voters on the left), coloured by what each did at the
-    stage just played (sponsored or not; voted yes, no, abstain or not at all), the
-    country's own seat ringed, with the stages, the tally and, at the end, the outcome.
-    "human": that picture in a window (pygame), after every step too. "ansi": the
-    state as text.
+    "rgb_array" (a hemicycle, (480, 640, 3) uint8), "human" and "ansi": docs/rendering.md.
 
     ## Version History
-    * v0: initial version, the behaviour of the first release. Changes made before that
-      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
-      gets a new id (docs/architecture.md, "Versions").
+    * v0: initial version (later changes get a new id: docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -545,13 +532,10 @@ class DeliberationEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
         return row, int(candidates[start + _index(second, count)])
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Act at the current stage; the other countries respond; move to the next stage.
-
-        The episode moves only once ``reward_fn`` has returned a finite reward: when it
-        raises, the env is as before the step.
+        """Act at the current stage; the others respond; move on (not when ``reward_fn`` fails).
 
         Raises:
-            RewardFunctionError: ``reward_fn`` returned NaN or ±inf.
+            RewardFunctionError: ``reward_fn`` returned NaN or ±inf (the env has not moved).
         """
         episode = self._episode
         if episode is None or episode["stage"] == Stage.TERMINAL:

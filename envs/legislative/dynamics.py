@@ -3,15 +3,14 @@
 Other countries' behaviour comes from smoothed conditional frequency tables:
 
 * sponsorship: P(sponsor | country, issue);
-* votes: P(yes / no / abstain / absent | country, issue, sponsored, stage, support bin),
-  where the support bin is the sponsor share at the committee stage and the committee yes
-  share at the plenary stage — so the agent's own choices move the others' behaviour.
+* votes: P(yes / no / abstain / absent | country, issue, sponsored, stage, support bin
+  (:func:`~assembly_gym.envs.legislative.spaces.support_bin`)), so the agent's own choices
+  move the others' behaviour.
 
 Each table backs off to the coarser one before it (Dirichlet smoothing with ``smoothing``
 pseudo-observations, :func:`~assembly_gym.core.backoff.nested_backoff`): a key
 with little data takes the coarser estimate, a context the data never records (e.g.
-committee votes in roll-call data) takes the coarser one entirely. The support bins are
-:func:`~assembly_gym.envs.legislative.spaces.support_bin`.
+committee votes in roll-call data) takes the coarser one entirely.
 """
 
 from __future__ import annotations
@@ -191,8 +190,7 @@ class EmpiricalDynamics:
             actions: the agents' :class:`~assembly_gym.envs.legislative.spaces.Action` values,
                 shape (N,).
             sponsored: who sponsored, shape (N, C) bool (updated in place at DRAFT).
-            support: the support share before this stage (sponsor share before the committee
-                vote, committee yes share before the plenary vote), shape (N,) float64.
+            support: the support share before this stage (:func:`support_bin`), shape (N,) float64.
             uniforms: one uniform draw per country, shape (N, C).
 
         Returns:

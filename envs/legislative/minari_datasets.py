@@ -6,12 +6,10 @@ stored in the first T entries and the last entry repeats the last step's. Text f
 stored as UTF-8 bytes (Minari's HDF5 storage has no Unicode arrays) and decoded on the way
 back; nested dicts (such as Deliberation tallies) stay nested.
 
-Episodes played in an env are recorded with Minari's own ``DataCollector(env,
-record_infos=True)`` (every env's reset and step infos share keys and dtypes for it). This
-module is for behaviour that was recorded, not played: a :class:`Demonstration` replays the
-record, with the info the env gives its ``reward_fn`` at each step, so it is written through
-Minari's ``EpisodeBuffer`` and ``create_dataset_from_buffers`` (a ``DataCollector`` would
-need an env to step through the record and would add code, not remove it).
+Episodes played in an env are recorded with Minari's own ``DataCollector`` (docs/ecosystem.md,
+"Minari"). This module is for behaviour that was recorded, not played, so it is written
+through ``EpisodeBuffer`` and ``create_dataset_from_buffers`` (a ``DataCollector`` would
+need an env to step through the record).
 
 Needs the ``minari`` extra: ``pip install 'assembly-gym[minari]'``.
 

@@ -14,11 +14,9 @@ progress              position of the roll call within its session, 0 … 1
 text_00 … text_NN     (``FeatureConfig(text="hashed")``, the default) hashed bag of words of
                       the short and long description (L2-normalised); unreadable buckets
 topic: w1 · w2 · w3   (``FeatureConfig(text="topics")``, instead of ``text_*``) the roll
-                      call's weight on each of ``text_dims`` topics, each named by its three
-                      top words (L2-normalised over the topics). The topics are an NMF of
-                      the TF-IDF word counts of the *history's* roll-call texts only (see
-                      :class:`TextTopics`); a name shared by two topics gets " (2)", a topic
-                      with no word is "topic: (none)"
+                      call's weight on each of ``text_dims`` topics (:class:`TextTopics`),
+                      each named by its three top words (L2-normalised over the topics); a
+                      name shared by two topics gets " (2)", one with no word is "topic: (none)"
 similar_yes/no/abst.  the country's votes on the most similar earlier roll calls (text
                       cosine similarity), weighted by similarity ** sharpness
 similar_coverage      share of that weight on roll calls where the country voted
@@ -51,11 +49,9 @@ allies_yes/no/abst.   (only with ``FeatureConfig(allies=k)``, k ≥ 1) how the c
                       sessions). Without an ally vote on a neighbour: its similar_* shares;
                       with ``log_shares``, also ``log_allies_*``
 lineage_yes/no/abst.  (only with ``FeatureConfig(lineage=True)``) the country's vote on the
-                      roll call's lineage, the latest roll call of an earlier session on
-                      the same resolution title (one-hot; see
-                      :mod:`~assembly_gym.envs.legislative.lineage`); lineage_absent: it did
-                      not vote on it; lineage_none: the roll call has no lineage;
-                      lineage_age: sessions since the lineage / 10, clipped to [0, 1]
+                      roll call's lineage (one-hot; :mod:`~assembly_gym.envs.legislative.lineage`);
+                      lineage_absent: it did not vote on it; lineage_none: the roll call has
+                      no lineage; lineage_age: sessions since the lineage / 10, clipped to [0, 1]
 ====================  =====================================================================
 
 "Earlier" means *strictly earlier sessions* of a history of votes. Inside one data set the

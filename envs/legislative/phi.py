@@ -22,10 +22,8 @@ support           the support already shown at this stage, as the midpoint of it
                   draft stage
 ================  =====================================================================
 
-φ_D's weight names read as behaviour (``"yes:own_cosponsor"`` is loyalty to one's own
-draft, ``"yes:support"`` bandwagoning). Because ``own_cosponsor`` is part of the state of
-the later stages, a reward that values loyalty or bandwagoning makes cosponsoring matter
-for the votes that follow: the decision is a true multi-step one.
+φ_D's weight names read as behaviour: ``"yes:own_cosponsor"`` is loyalty, ``"yes:support"``
+bandwagoning (why that makes the decision multi-step: docs/irl.md, "What it computes").
 
 Example:
     >>> from assembly_gym.envs.legislative.deliberation import DeliberationEnv
@@ -58,9 +56,6 @@ __all__ = [
 
 class BlockFeatureMap:
     """φ(s, a) = e_a ⊗ g(s): one block of inputs g(s) per action; subclasses define g.
-
-    A linear reward θ·φ(s, a) is then θ_a·g(s), so weights are kept as a matrix of shape
-    (A, k) whose entry names are ``"<action>:<input>"``.
 
     Args:
         action_names: names of the A actions, in action-index order.
@@ -111,8 +106,7 @@ class BlockFeatureMap:
 class ActionFeatureMap(BlockFeatureMap):
     """φ(s, a) = e_a ⊗ [1, x(s)]: one copy of the observation (plus an intercept) per action.
 
-    Weights have shape (n_actions, 1 + d) and entry names ``"<action>:<feature>"``
-    ("yes:bias", "no:issue_hr", …). With one decision per state this is the multinomial logit.
+    Weights have shape (n_actions, 1 + d), entries "yes:bias", "no:issue_hr", ….
 
     Args:
         obs_names: names of the d observation dimensions.

@@ -136,10 +136,7 @@ class ResolutionRecords:
 
 
 def records_from_roll_calls(data: RollCallData) -> ResolutionRecords:
-    """Votes on whole resolutions (not amendments or paragraphs) as plenary records.
-
-    Sponsorship and committee votes are not recorded in roll-call data.
-    """
+    """Votes on whole resolutions (not amendments or paragraphs) as plenary records only."""
     table = data.roll_calls
     whole = ~((table["amend"] == 1) | (table["para"] == 1)).to_numpy()
     if not whole.any():

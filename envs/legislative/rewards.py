@@ -1,8 +1,7 @@
 """Reward functions of the legislative envs: the documented proxy and linear rewards θ·φ(s, a).
 
 Both are :data:`~assembly_gym.core.rewards.RewardFn` with a ``batch`` form
-(:func:`~assembly_gym.core.rewards.batch_rewards`); the info holds the country's
-``recorded_action`` when the data has one (−1 in a batch where it has none).
+(:func:`~assembly_gym.core.rewards.batch_rewards`).
 """
 
 from __future__ import annotations

@@ -149,11 +149,8 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     Every action is always valid; ``info["action_mask"]`` and :meth:`action_masks` are all True.
 
     ## Observation Space
-    ``Box(0, 1, (d,), float32)`` with d = 56 by default; the named dimensions are
-    :attr:`layout` (see :mod:`assembly_gym.envs.legislative.observation` for the table):
-    issue codes, importance, amendment and paragraph flags, year, position in the session, a
-    hashed bag of words of the description, and the country's own history on similar earlier
-    roll calls (only sessions strictly before the current one).
+    ``Box(0, 1, (d,), float32)`` with d = 56 by default, named in :attr:`layout`: the table
+    of :mod:`assembly_gym.envs.legislative.observation`.
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)``; the default proxy
@@ -173,13 +170,10 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ## Arguments
     ``data`` (None = the embedded synthetic assembly, "unvotes", a path, or data),
     ``country``, ``session``, ``window`` (episodes of ``window`` consecutive roll calls
-    instead of sessions), ``split`` ("train": sessions up to 60 of the real votes, 15 of the
-    synthetic 20, as ``bench``; "test": the later ones, described by the training sessions'
-    votes only, the harness's held-out setting; None: all), ``sessions`` (``(first, last)``,
-    inclusive, None unbounded: any other range, described by the whole data; not with
-    ``split``), ``history`` (votes that describe the past; default ``data``, or the training
-    sessions with ``split``), ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi",
-    "human" or "rgb_array").
+    instead of sessions), ``split`` and ``sessions`` (the range, as ``bench``:
+    :func:`~assembly_gym.envs.legislative.sources.session_window`), ``history`` (votes that
+    describe the past; default ``data``, or the training sessions with ``split``),
+    ``reward_fn``, ``feature_config``, ``render_mode`` ("ansi", "human" or "rgb_array").
 
     ## Info
     The same keys, each with one type, at reset and at every step (so that Minari's
@@ -204,17 +198,10 @@ class RollCallEnv(RenderModes, gym.Env[np.ndarray, np.int64]):
     ``reward_fn`` receives the info of the roll call voted on, with its ``recorded_action``.
 
     ## Rendering
-    "rgb_array": a (480, 640, 3) uint8 picture of the assembly as a hemicycle, one seat per
-    country (the most frequent yes voters on the left), coloured by the recorded votes on
-    the roll call just voted, the country's own seat by the agent's vote and ringed, with
-    the tally, the outcome (adopted when yes > no) and the progress through the episode.
-    "human": that picture in a window (pygame), after every step too. "ansi": the
-    state as text.
+    "rgb_array" (a hemicycle, (480, 640, 3) uint8), "human" and "ansi": docs/rendering.md.
 
     ## Version History
-    * v0: initial version, the behaviour of the first release. Changes made before that
-      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
-      gets a new id (docs/architecture.md, "Versions").
+    * v0: initial version (later changes get a new id: docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym

@@ -4,13 +4,9 @@ The two families' transitions builders (:attr:`~assembly_gym.envs.family.EnvFami
 
 * ``Deliberation-v0`` (:func:`deliberation_transitions`): every (country, resolution) replay
   of :func:`~assembly_gym.envs.legislative.demonstrations.deliberation_demonstrations`, started at
-  the first stage of the recorded run of stages. On the synthetic records that is DRAFT (three
-  transitions per episode); roll-call records hold only the plenary vote, so each of their
-  episodes is one transition: the state before the plenary vote (stage PLENARY, the
-  unrecorded sponsorship and committee dimensions at zero) → the state after it (vote
-  shares, own vote, adopted). A country that cast no vote at all in a session is taken not
-  to be a member then: roll-call data lists non-members and absentees alike as absent, and
-  only members' absences are decisions.
+  the first stage of the recorded run of stages: three transitions per episode on the
+  synthetic records, one (the plenary vote) on roll-call records, whose non-members'
+  absences are no decisions (:func:`mark_non_members`).
 * ``RollCall-v0`` (:func:`rollcall_transitions`): one episode per (country, session) of
   :func:`~assembly_gym.envs.legislative.demonstrations.rollcall_demonstrations`.
 
@@ -119,8 +115,7 @@ def deliberation_transitions(
 
     The same transitions as :func:`transitions_from_demonstrations` of
     ``deliberation_demonstrations(records, from_first_recorded=True)`` (tested equal), built
-    with arrays: one Python object per (country, resolution) would take minutes on the
-    721,017 real episodes. States come from the same
+    with arrays (why: docs/world_models.md) from the same
     :func:`~assembly_gym.envs.legislative.demonstrations.replay_states`, once per resolution and
     choice.
 

@@ -1,13 +1,11 @@
 """Native vectorised ``RollCall-v0`` and ``Deliberation-v0``: N episodes stepped in NumPy.
 
-Both are :class:`~assembly_gym.envs.batched.BatchedEnv` subclasses (the autoreset rules,
-seeding, checks and batched infos of every native vector env);
+Both are :class:`~assembly_gym.envs.batched.BatchedEnv` subclasses;
 :class:`assembly_gym.agents.sb3_vec.SB3VecEnv` hands them to Stable-Baselines3. Each sub-env
 ``i`` draws its episodes exactly as the single env seeded ``seed + i`` does (the same
 sampling code), so the vector env equals ``SyncVectorEnv`` of single envs step for step,
-under each autoreset rule — tested. Steps are batched: observations, rewards (through the
-reward function's ``batch`` when it has one) and, for Deliberation, every other country's
-response.
+under each autoreset rule (tested). Steps are batched: observations, rewards (the reward
+function's ``batch`` when it has one) and, for Deliberation, every other country's response.
 """
 
 from __future__ import annotations
@@ -137,13 +135,8 @@ class DeliberationVectorEnv(BatchedEnv):
 
     Every episode has exactly three steps and all sub-envs start together, so the sub-envs
     are always at the same stage, and ``_start`` and ``_transition`` always concern every
-    sub-env; each stage is one batched response of every country.
-
-    Args:
-        num_envs: number of sub-envs N.
-        autoreset_mode: the autoreset rule (a rule or its name; None: the stack's default).
-        max_episode_steps: must be None (``gym.make_vec`` passes the spec's).
-        **env_kwargs: the arguments of :class:`DeliberationEnv`.
+    sub-env; each stage is one batched response of every country. Args as
+    :class:`RollCallVectorEnv`'s (``env_kwargs``: those of :class:`DeliberationEnv`).
     """
 
     def __init__(

@@ -28,12 +28,11 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
 
     ## Description
     A bit memory (default 65,536 words × 32 bits, built once per env from ``memory_seed``)
-    and hidden relevant regions drive the state (see :mod:`assembly_gym.envs.memory.world` for the
-    equations): s_{t+1} = 0.8·s_t + 0.15·seed_t + 0.05·tile(c) + ε_t, with ε_t ~ N(0, σ² I)
-    clipped at ±4σ (:data:`~assembly_gym.envs.memory.config.CLIP_SIGMAS`). The agent plays a
-    small model (SLM): from s_{t−1}, s_t, the characteristics c (which encode where the
-    regions are) and the content of its last read it chooses the next read. Reading the
-    window of a relevant region makes its seed, hence s_{t+1}, predictable.
+    and hidden relevant regions drive the state (the equations:
+    :mod:`assembly_gym.envs.memory.world`). The agent plays a small model (SLM): from s_{t−1},
+    s_t, the characteristics c (which encode where the regions are) and the content of its
+    last read it chooses the next read. Reading the window of a relevant region makes its
+    seed, hence s_{t+1}, predictable.
 
     ## Action Space
     ``MultiDiscrete([num_pages, 256, max_read_range])``, default ``[256, 256, 128]``:
@@ -43,14 +42,11 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     one block of booleans per component, are all True).
 
     ## Observation Space
-    ``Box(float32)`` of ``2·state_dim + char_dim + word_size + 4`` values (196 by default),
-    named by :attr:`layout` (a :class:`~assembly_gym.envs.memory.layout.MemoryLayout`): ``s_prev_*``
-    (s_{t−1}) and ``s_*`` (s_t), both in ±``config.state_bound`` (2.99 by default: the
-    largest |s_t| the clipped dynamics can reach, see
-    :attr:`~assembly_gym.envs.memory.config.MemoryWorldConfig.state_bound`), ``c_*`` (in
-    [−1, 1]), ``read_bit_*`` (fraction of ones per bit position of the last read),
-    ``read_page``, ``read_offset``, ``read_length`` (normalised to [0, 1]) and ``step``
-    (t / sequence_length). Every observation lies in the box and is a fresh array.
+    ``Box(float32)`` of ``2·state_dim + char_dim + word_size + 4`` values (196 by default):
+    ``s_prev_*``, ``s_*``, ``c_*``, ``read_bit_*``, ``read_page``, ``read_offset``,
+    ``read_length`` and ``step``, named and bounded as :attr:`layout`
+    (:class:`~assembly_gym.envs.memory.layout.MemoryLayout`) lists them. Every observation
+    lies in the box and is a fresh array.
 
     ## Rewards
     ``reward_fn(obs, action, next_obs, info)``, by default
@@ -61,8 +57,7 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
 
     ## Starting State
     Regions, c, s_0 ~ N(0, 0.5² I) (clipped at ±4 standard deviations) and all noise are
-    drawn from ``self.np_random``;
-    s_{−1} is shown as s_0 and the read part as zeros.
+    drawn from ``self.np_random``; s_{−1} is shown as s_0 and the read part as zeros.
 
     ## Episode End
     Terminated after ``sequence_length`` steps (default 20): the regions' windows are defined
@@ -91,17 +86,12 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
     ===============  ===============  ======================================================
 
     ## Rendering
-    "rgb_array": a (480, 640, 3) uint8 picture of the memory, one row per page and one
-    column per word (shaded by its share of 1 bits), with the relevant windows of the coming
-    step, those of earlier steps, the reads so far (hits green, misses orange), the last
-    read's reward, and plots of the state trace and the rewards. The relevant windows are
-    hidden from the agent, not from the viewer. "human": that picture in a window
-    (pygame), after every step too. "ansi": the last read and the windows as text.
+    "rgb_array": a (480, 640, 3) uint8 picture of the memory, its relevant windows (hidden
+    from the agent, not from the viewer) and the reads, described in docs/rendering.md.
+    "human": that picture in a window (pygame). "ansi": the last read and the windows as text.
 
     ## Version History
-    * v0: initial version, the behaviour of the first release. Changes made before that
-      release are in CHANGELOG.md; from it on, a change of observation, dynamics or reward
-      gets a new id (docs/architecture.md, "Versions").
+    * v0: the behaviour of the first release (docs/architecture.md, "Versions").
 
     Example:
         >>> import gymnasium as gym, assembly_gym
@@ -166,8 +156,6 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         self._floors: list[float] = []
         self._last: dict[str, Any] | None = None
         self._reads: list[dict[str, Any]] = []  # the episode's reads, for the picture
-
-    # ------------------------------------------------------------------ gymnasium API
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -268,8 +256,6 @@ class MemoryDynamicsEnv(RenderModes, gym.Env[np.ndarray, np.ndarray]):
         step = min(self._t, self.config.sequence_length - 1)
         starts, lengths = self.config.windows(self._episode.regions[0], step)
         return np.stack([starts, lengths], axis=-1)
-
-    # ------------------------------------------------------------------ helpers
 
     def render_text(self) -> str:
         """The last read, the relevant windows of that step and a strip of their pages."""

@@ -1,11 +1,7 @@
 """The picture of ``MemoryDynamics-v0``: the memory, its relevant regions, the reads, the state.
 
-The memory is drawn as a map, one row per page and one column per offset, each word shaded
-by its share of 1 bits (65,536 × 32 bits become 256 × 256 shades, scaled to the panel once
-per env). Over it: the relevant windows of the coming step (outlined), those of earlier
-steps (faint), and the agent's reads so far (filled: green where the read met a relevant
-window, orange where it did not; the last one outlined). Beside it: the last read, its
-reward against the noise floor, and plots of the state trace and of the rewards.
+What the picture shows: docs/rendering.md. The memory map is 256 × 256 shades for the default
+65,536 × 32 bits, scaled to the panel once per env.
 
 Example:
     >>> words = np.arange(1024, dtype=np.uint32)

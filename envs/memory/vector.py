@@ -4,20 +4,12 @@ A :class:`~assembly_gym.envs.batched.BatchedEnv` (the autoreset rules, seeding, 
 batched infos of every native vector env): :func:`assembly_gym.make_native_vec` builds it
 through ``gym.make_vec``.
 
-Sub-env ``i`` owns a generator seeded like a single env reset with seed ``seed + i`` and draws
-each episode's random part from it as the single env does
-(:meth:`~assembly_gym.envs.memory.world.MemoryWorld.draw_one_each`: two calls per episode that
-give the numbers of the single env's six), so the vector env equals ``SyncVectorEnv`` of single
-envs step for step (tested). Those draws are the only loop over sub-envs, once per episode;
-the rest is batched: the episodes' states (128 episodes at a time), the reads (two rows of the
-memory's running counts each), the observations (written in place), the windows' IoU and the
-rewards (:class:`~assembly_gym.envs.memory.world.ReadPredictionReward` from the observations'
-parts in one call).
-
-Speed (2-core machine, 1,024 sub-envs, same-step): about 2.9× CartPole-v1's single-env steps
-per second. Starting episodes takes 70 % of the time, the steps 30 %; the episodes' Gaussian
-draws alone (T·state_dim + state_dim = 1,344 per episode by default, NumPy's ziggurat, one
-generator per sub-env) take 28 %, so no batching of the rest could pass about 10×.
+Sub-env ``i`` is the single env seeded ``seed + i``, step for step: it draws each episode's
+random part as the single env does, in two calls instead of six
+(:meth:`~assembly_gym.envs.memory.world.MemoryWorld.draw_one_each`), the only loop over
+sub-envs; the rest is batched, the rewards
+(:class:`~assembly_gym.envs.memory.world.ReadPredictionReward`) in one call.
+What bounds its speed (the episodes' Gaussian draws): docs/performance.md.
 """
 
 from __future__ import annotations

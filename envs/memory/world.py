@@ -12,27 +12,17 @@ aligned block of 2^⌈log2 T⌉ pages. The state follows
     seed(words) = +1 where the mean of a bit position over the words is above 1/2, else −1,
 
 where tile() repeats a vector cyclically to ``state_dim`` entries (the coefficients are
-:class:`MemoryWorldConfig` fields). ``hopping=False`` keeps the regions still, as the issue
-states the equation; hopping is the default because a still region is revealed by the states
-themselves after one step (s_t − 0.8·s_{t−1} − 0.05·tile(c) = 0.15·seed + noise), so a model
-without memory would predict as well as one that reads. With hopping every step needs new
-memory content. (XOR rather than "+t": a small model learns h XOR t from the bits of h and
-t with a handful of units, while h + t needs carries across the bits.)
-
-With ``pointer_chasing`` the regions chase pointers instead: region k's page at step t + 1
-is h_k XOR the first ``page_bits`` bits of seed(memory[window_{k+1 mod K}(t)]) (bit i of the
-page is bit i of that seed), so where region k lies next is known to whoever has read
-region k + 1 at step t (in LeWorld the big model, which sees every read), not from c and t.
+:class:`MemoryWorldConfig` fields, as are ``hopping=False``, still regions as the issue states
+the equation, and ``pointer_chasing``). Why hopping is the default, why XOR and what pointer
+chasing tests: docs/leworld.md, section "The world".
 
 The characteristics c (``char_dim`` values in [−1, 1]) tell *where* the regions are, never
 *what* they hold: slot k (``page_bits + 2`` values) holds the bits of h_k as ±1 (least
 significant first), then the offset and the length, each scaled to [−1, 1]; the remaining
 values are free characteristics drawn uniformly from [−1, 1].
 
-The world's immutable description (sizes, coefficients, where the regions lie at each
-step) is :class:`~assembly_gym.envs.memory.config.MemoryWorldConfig`; a
-:class:`MemoryWorld` adds the memory's content and draws episodes from a generator it is
-given.
+A :class:`MemoryWorld` adds the memory's content to its description (:class:`MemoryWorldConfig`)
+and draws episodes from a generator it is given.
 """
 
 from __future__ import annotations

@@ -27,15 +27,12 @@ once.
 * Infos: ``session``, ``rcid`` (the roll call to vote on next), ``voted_rcid`` and
   ``recorded_action`` (the country's recorded vote on the roll call just voted, revealed
   once it has acted; −1 at reset or where it cast none).
-* Split: ``split="train"`` draws the training sessions (up to 60 of the real votes, 15 of
-  the synthetic 20, as ``bench`` and ``RollCall-v0``), ``split="test"`` the later ones,
-  described by the training sessions' votes only; ``sessions=(first, last)`` any other range.
-  Both variants take them.
+* Split: ``split="train"`` or ``"test"``, or ``sessions=(first, last)``, in both variants:
+  see docs/ecosystem.md, section "PettingZoo: the whole assembly, one shared policy".
 * Render: "ansi" (text) and "rgb_array" (the hemicycle of
   :mod:`assembly_gym.core.hemicycle`: the agents' votes on the roll call just voted).
-* Version History: v0, the behaviour of the first release (both variants). Changes made
-  before that release are in CHANGELOG.md; from it on, a change of observation, dynamics or
-  reward gets a new id (docs/architecture.md, "Versions").
+* Version History: v0, the behaviour of the first release (both variants); see
+  docs/architecture.md, "Versions".
 """
 
 from __future__ import annotations
@@ -144,15 +141,12 @@ class AssemblyParallelEnv(AssemblyEnvBase):
         self.n_own = len(feature_names(self.feature_config))
         self._start(self.n_own + len(PUBLIC_NAMES), len(Vote))
 
-    # ------------------------------------------------------------------ PettingZoo API
-
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start an episode: a session (and window) drawn from the seeded generator.
 
-        ``options`` may hold ``session`` and ``window`` (for this episode); other keys are
-        warned about and ignored (PettingZoo's API test passes one).
+        ``options`` may hold ``session`` and ``window`` (for this episode).
         """
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
@@ -215,8 +209,6 @@ class AssemblyParallelEnv(AssemblyEnvBase):
             for i, agent in enumerate(agents)
         }  # fmt: skip
         return observations, *self._per_agent(agents, rewards, terminated, truncated), infos
-
-    # ------------------------------------------------------------------ helpers
 
     def render_text(self) -> str:
         """The episode's state as text: session, progress, the last roll call's tally."""

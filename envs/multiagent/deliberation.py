@@ -1,30 +1,25 @@
 """``assembly_v0``'s deliberation variant: resolutions from draft to outcome, every member an agent.
 
 An episode is one resolution of ``Deliberation-v0``'s records (or ``window`` consecutive
-resolutions of a session), played stage by stage as ``Deliberation-v0`` plays it: DRAFT
-(cosponsor or not), COMMITTEE_VOTE, PLENARY_VOTE, then the outcome. At each stage every
-member acts at once; there is no fitted background, the tallies are the agents' own.
+resolutions of a session), played stage by stage as ``Deliberation-v0`` plays it (DRAFT,
+COMMITTEE_VOTE, PLENARY_VOTE, then the outcome), every member acting at once; the tallies
+are the agents' own (no fitted background).
 
 * Agents: ``possible_agents`` are the countries of the records, in their row order;
   ``agents`` the members of the resolution's session (a country that sponsored or cast a
   committee or plenary vote on a resolution of that session).
-* Actions: ``Discrete(5)`` per agent, :class:`~assembly_gym.envs.legislative.spaces.Action`.
-  The valid ones of the stage are the observation's ``action_mask`` (``Deliberation-v0``'s
-  :data:`~assembly_gym.envs.legislative.deliberation.STAGE_MASKS`: COSPONSOR or NO_ACTION at
-  DRAFT; YES, NO, ABSTAIN or NO_ACTION at a vote; none once the outcome is known). A masked
-  action is played as NO_ACTION, with ``invalid_action`` True in the agent's info.
+* Actions: ``Discrete(5)`` per agent (:class:`~assembly_gym.envs.legislative.spaces.Action`),
+  valid ones in the observation's ``action_mask`` (``Deliberation-v0``'s
+  :data:`~assembly_gym.envs.legislative.deliberation.STAGE_MASKS`). A masked action is
+  played as NO_ACTION, with ``invalid_action`` True in the agent's info.
 * Observations: ``{"observation": Box(0, 1, (d + 19,)), "action_mask": Box(0, 1, (5,), int8)}``;
-  ``observation`` is the country's ``Deliberation-v0`` observation (d = 56 by default): its
-  own roll-call features of the resolution, then
-  :data:`~assembly_gym.envs.legislative.deliberation.STATE_NAMES`: the stage, its own
-  cosponsorship and votes, and what is public: the sponsor share (of all countries of the
-  records), the committee and plenary vote shares (of those voting) once cast, and whether
-  it was adopted (``Deliberation-v0``'s rule: plenary yes > no).
+  ``observation`` is the country's ``Deliberation-v0`` observation (d = 56 by default: its
+  own roll-call features, then
+  :data:`~assembly_gym.envs.legislative.deliberation.STATE_NAMES`).
 * Rewards: ``rewards`` maps a country to its ``reward_fn(obs, action, next_obs, info)`` on
   ``Deliberation-v0`` observations, ``info`` with ``recorded_action`` (the :class:`Action`
   the country took at that stage; −1 where the stage is not recorded), evaluated batched
-  over agents as in the roll-call variant; None: the proxy, 1 for doing what the country
-  did at that stage.
+  as in the roll-call variant; None: the proxy, 1 for doing what the country did.
 * End: terminated after the last resolution's plenary vote (3 steps per resolution);
   truncated after ``max_cycles`` steps.
 * Infos: ``session``, ``rcid``, ``symbol`` (the resolution to act on next), ``stage`` (to act
@@ -104,17 +99,12 @@ class DeliberationParallelEnv(AssemblyEnvBase):
             records; "unvotes" or a path: roll-call records; a list of document trajectories;
             records).
         rewards: country → ``reward_fn``, or None for the proxy (match the recorded action).
-        render_mode: "ansi", "rgb_array" or None.
-        max_cycles: steps after which an episode is truncated.
         resolution: the resolution of every episode (id or symbol; None: drawn).
         session: the session episodes are drawn from (None: drawn).
         window: resolutions per episode, consecutive in the session from a drawn one
             (None: the whole session).
-        feature_config: settings of the countries' own features.
-        split: "train", "test" or None, as ``Deliberation-v0``'s (the test sessions' features
-            come from the training sessions' plenary votes only).
-        sessions: ``(first, last)``, inclusive, None unbounded: any other range; not with
-            ``split``.
+        render_mode, max_cycles, feature_config, split, sessions: as
+            :class:`~assembly_gym.envs.multiagent.assembly.AssemblyParallelEnv`'s.
 
     Raises:
         ValueError: an unknown render mode or split, ``window`` < 1, ``split`` and ``sessions``
@@ -172,15 +162,12 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         self.n_own = len(feature_names(self.feature_config))
         self._start(self.n_own + len(STATE_NAMES), len(Action))
 
-    # ------------------------------------------------------------------ PettingZoo API
-
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start at the DRAFT stage of a resolution drawn from the seeded generator.
 
-        ``options`` may hold ``resolution``, ``session`` and ``window`` (for this episode);
-        other keys are warned about and ignored (PettingZoo's API test passes one).
+        ``options`` may hold ``resolution``, ``session`` and ``window`` (for this episode).
         """
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
@@ -266,8 +253,6 @@ class DeliberationParallelEnv(AssemblyEnvBase):
         }  # fmt: skip
         return observations, *self._per_agent(agents, rewards, terminated, truncated), infos
 
-    # ------------------------------------------------------------------ renders
-
     def render_text(self) -> str:
         """The episode's state as text: resolution, stage, the last stage's tally."""
         if self._episode is None:
@@ -327,8 +312,6 @@ class DeliberationParallelEnv(AssemblyEnvBase):
                 passed=last["adopted"],
             )
         )
-
-    # ------------------------------------------------------------------ helpers
 
     @functools.cached_property
     def _history(self) -> Any:

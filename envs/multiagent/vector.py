@@ -1,29 +1,11 @@
 """``assembly_v0`` batched: N independent assemblies (roll-call variant) stepped in NumPy.
 
 :class:`AssemblyVectorEnv` plays N episodes of
-:class:`~assembly_gym.envs.multiagent.assembly.AssemblyParallelEnv` at once, with arrays whose
-agent axis has one slot per possible agent (country) of the data, C in all, in
-``possible_agents`` order: observations (N, C, d), actions (N, C), rewards (N, C). Agents
-absent from a sub-env's session (non-members) keep their slot: an observation of zeros, an
-all-False action mask, reward 0, their action ignored; ``infos["agents"]`` (N, C) says who is
-present. A step has no Python loop over agents or sub-envs: observations are gathers from one
-feature table (roll calls × countries × d), the tallies one ``bincount`` and the rewards one
-batched call of the env's reward functions on every present agent of every sub-env (the
-default proxy, or e.g. :class:`~assembly_gym.envs.multiagent.rewards.LinearCountryRewards`).
-
-Sub-env i owns a generator seeded as a parallel env reset with seed ``seed + i`` and draws its
-episodes with the parallel env's own code, so it plays exactly that env's episodes, agent by
-agent (tested). Finished sub-envs restart in the step that ends them (same-step autoreset):
-their last observations are in ``infos["final_observation"]`` (N, C, d), rows flagged by
-``infos["_final_observation"]`` (N,).
-
-Training a shared policy: :class:`AgentSlotsVectorEnv` is the same env as a Gymnasium vector
-env of its N × C agent slots (the single spaces: one agent's ``Box`` observation and
-``Discrete(3)``), as SuperSuit's ``pettingzoo_env_to_vec_env_v1`` makes a PettingZoo env one,
-absent agents played as its "black death" does (zeros, reward 0); SB3 trains on it through
-:class:`assembly_gym.agents.sb3_vec.SB3VecEnv`. Neither is the vector env of a registered
-single-agent id (a batch of N × C agents of N episodes, not N episodes of one env), so
-:func:`assembly_gym.envs.assembly_v0.vector_env` builds them, not ``gym.make_vec``.
+:class:`~assembly_gym.envs.multiagent.assembly.AssemblyParallelEnv` at once in arrays with one
+slot per possible agent (C in all); absent agents' slots, the seeding (sub-env i plays
+``parallel_env`` reset with ``seed + i``), same-step autoreset and :class:`AgentSlotsVectorEnv`
+(the N × C agent slots as a Gymnasium vector env): docs/ecosystem.md, section "The whole
+assembly batched".
 
 Example:
     >>> venv = AssemblyVectorEnv(4)
@@ -200,8 +182,6 @@ class AssemblyVectorEnv:
 
     def close(self) -> None:
         """Nothing to release."""
-
-    # ------------------------------------------------------------------ helpers
 
     def _seed(self, seed: int | Sequence[int | None] | None) -> None:
         """Sub-env generators: seed + i (or one seed each); fresh entropy when unseeded."""

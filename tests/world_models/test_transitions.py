@@ -11,7 +11,8 @@ from assembly_gym.world_models.transitions import env_transitions, modelled_envs
 
 
 def test_env_transitions_are_the_family_builders(assembly, delib, rollcall):
-    assert modelled_envs()[:2] == ("RollCall-v0", "Deliberation-v0")  # then tests' families
+    assert modelled_envs("assembly") == ("RollCall-v0", "Deliberation-v0")
+    assert modelled_envs()[:2] == modelled_envs("assembly")  # then the tests' families
     built = env_transitions("assembly/Deliberation-v0", assembly)
     assert np.array_equal(built.next_obs, delib.next_obs)
     assert built.declaration == delib.declaration == STATE_DECLARATION

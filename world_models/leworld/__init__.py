@@ -2,25 +2,9 @@
 
 Small models (SLMs) choose which address range to read, a big model (BLM) routes between
 their reads, predicts the next state and sends an info request to the SLMs' next step.
-
-The house, floor by floor:
-
-* ``config.py``: :class:`LeWorldConfig`, the model's hyperparameters (the world's sizes come
-  from its description, :class:`~assembly_gym.envs.memory.config.MemoryWorldConfig`);
-* ``layers.py``, ``memory.py``, ``slm.py``, ``blm.py``: the building blocks;
-* ``system.py``: :class:`LeWorldSystem`, the pure ``nn.Module`` over a world's description
-  and memory content;
-* ``batches.py``, ``datasets.py``: tensors of episodes, and the seeded training,
-  validation and test sets;
-* ``losses.py``, ``training.py``: the losses and the three training phases (phases 1 and 2
-  by default: :data:`DEFAULT_PHASES`);
-* ``evaluation.py``, ``baselines.py``: held-out metrics, the memory-less MLP;
-* ``model.py``: :class:`LeWorldModel`, the :class:`~assembly_gym.world_models.base.WorldModel`
-  adapter on the observations of ``assembly/MemoryDynamics-v0`` (predict, sample, fit,
-  save, load).
-
-Here: the config, the model, training and evaluation; the building blocks, losses, data
-sets and baselines are importable from their modules.
+docs/leworld.md, section "The model", says what each module of this package is. Here: the
+config, the model, training and evaluation; the building blocks, losses, data sets and
+baselines are importable from their modules.
 
 Example:
     >>> from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig

@@ -1,17 +1,14 @@
 """The losses of the LeWorld system and of its three training phases.
 
 * :func:`system_losses`: next-state MSE plus the weighted routing losses
-  (:func:`routing_losses`: routing balance, address diversity, routing entropy).
+  (:func:`routing_losses`).
 * Phase 1 (:func:`phase1_loss`): the SLMs learn to hit the relevant regions (cross-entropy
   on the page, offset and length of the window of region i mod K for SLM i, and a binary
   cross-entropy for their confidence: was the whole read exactly right?); the memory
   encoder and the BLM learn to predict from oracle reads of those windows, all gates open.
-* Phase 1 with the info request (:func:`phase1_request_loss`, ``phase1_request``): the
-  same targets along whole sequences, step by step: the BLM sees the oracle reads and
-  passes its request to the SLMs' next step, so the request learns to say where to read
-  next when that depends on what was read (pointer chasing).
-* Phase 2 (:func:`phase2_loss`): end to end, :func:`system_losses` of one step, or of
-  whole sequences with the request passed between steps when the system uses it.
+  :func:`phase1_request_loss` does the same along whole sequences with the info request,
+  so the request learns where to read next when that depends on what was read.
+* Phase 2 (:func:`phase2_loss`): end to end, :func:`system_losses`.
 * Phase 3 (:func:`phase3_loss`): paired branches on the same sequences, with the info
   request passed from step to step and without it. Loss
   ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,

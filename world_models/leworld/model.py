@@ -7,9 +7,8 @@ simulator keeps no recurrent state) and fills in the read part of the next obser
 the action's read of the memory; ``fit`` is phase 2 of the training, on transitions;
 ``save``/``load`` write and read a checkpoint folder (kind ``"leworld"``).
 
-The model runs on ``device`` (``"auto"``: the GPU when there is one): a call's observations
-cross to it once and its outputs come back once. Checkpoints hold CPU tensors and load on
-any device.
+The model runs on ``device`` (docs/leworld.md, section "Command line"): a call's
+observations cross to it once and its outputs come back once.
 """
 
 from __future__ import annotations
@@ -63,21 +62,18 @@ class LeWorldModel:
         system: the system (trained or not); the model predicts with it and trains it in
             place (:meth:`fit`).
         extra: JSON-serialisable facts kept with the model (e.g. the training report).
-        device: where the system runs (it is moved there in place): ``"auto"`` (the GPU when
-            there is one, else the CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a
-            ``torch.device``.
+        device: where the system runs, moved there in place
+            (:func:`~assembly_gym.core.device.resolve_device`).
         phase_states: the system's parameters after each training phase, "phase N" → state
             dict (:attr:`TrainingReport.states
             <assembly_gym.world_models.leworld.training.TrainingReport>`); saved with the model
             for :meth:`phase_systems`.
 
     Attributes:
-        system: the wrapped ``nn.Module``.
         world: a :class:`~assembly_gym.envs.memory.world.MemoryWorld` of the system's
             description and memory (to draw episodes or build the env).
         layout: the observation layout of the world.
         obs_names: the names of the observation dimensions.
-        extra: facts saved with the model.
         phase_states: the parameters after each phase, "phase N" → state dict of CPU tensors
             (empty for a system saved without them).
 

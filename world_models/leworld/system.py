@@ -7,11 +7,8 @@ query for the next step. :meth:`LeWorldSystem.run` does this over whole sequence
 parallel over steps when there is no info request, step by step otherwise), and
 :meth:`LeWorldSystem.rollout` predicts several steps ahead from its own predictions.
 
-The system is a pure ``nn.Module`` over tensors. It is built from the world's description
-(:class:`~assembly_gym.envs.memory.config.MemoryWorldConfig`: sizes and where the regions
-lie) and the memory's content, passed explicitly. Its training is
-:mod:`assembly_gym.world_models.leworld.training`; the ``WorldModel`` protocol on the
-observations of ``MemoryDynamics-v0`` (predict, sample, save, load) is
+The system is a pure ``nn.Module`` over tensors; its training is
+:mod:`assembly_gym.world_models.leworld.training`, its ``WorldModel`` adapter
 :class:`~assembly_gym.world_models.leworld.model.LeWorldModel`.
 """
 
@@ -91,9 +88,6 @@ class LeWorldSystem(nn.Module):
     move their batch to the system's device once; :meth:`step` takes tensors already there.
 
     Attributes:
-        world_config: the world's description.
-        config: the hyperparameters.
-        seed: the seed of the initial weights.
         use_query: whether :meth:`run` passes the info request between steps (set by
             phase 3 of training).
         temperature: the router's temperature τ (buffer; annealed in training).

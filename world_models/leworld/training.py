@@ -1,30 +1,14 @@
 """Training the LeWorld system: three phases, each its own optimiser and schedule.
 
-* Phase 1 (``phase1_*``): the SLMs on the regions' addresses, the memory encoder and the
-  BLM on oracle reads (:func:`~assembly_gym.world_models.leworld.losses.phase1_loss`);
-  AdamW at a constant learning rate. With ``phase1_request`` it runs whole sequences step by
-  step, the info request passed between steps
-  (:func:`~assembly_gym.world_models.leworld.losses.phase1_request_loss`), and the system
-  uses the request from then on (phase 2 then trains on whole sequences too).
-* Phase 2 (``phase2_*``): end to end on the next-state MSE plus the routing losses;
-  straight-through gradients through the discrete reads and the router's gates; the SLMs
-  and the info head (the address path) frozen for the first ``phase2_freeze_slm_epochs``
-  (by default the whole phase: the BLM's predictor, router and encoder learn on the SLMs'
-  own reads); linear warm-up, then cosine annealing with warm restarts; the router
-  temperature is annealed τ = max(τ_min, exp(−rate · step)).
-* Phase 3 (``phase3_*``): paired branches with and without the info request
-  (:func:`~assembly_gym.world_models.leworld.losses.phase3_loss`). The info head and the
-  SLMs' query weights learn at ``phase3_lr``, everything else at ``phase3_lr`` ×
-  ``phase3_other_lr_scale``.
-
-Each phase keeps the parameters of its best validation epoch, or the parameters it started
-from when no epoch improves on them. All randomness comes from the ``seed`` argument (a
+What each phase trains is in docs/leworld.md, section "The model" (``training.py``); the
+losses are :mod:`assembly_gym.world_models.leworld.losses`. Schedules: phase 1 AdamW at a
+constant learning rate; phase 2 linear warm-up, then cosine annealing with warm restarts,
+and the router temperature annealed τ = max(τ_min, exp(−rate · step)); phase 3 the info
+head and the SLMs' query weights at ``phase3_lr``, everything else at ``phase3_lr`` ×
+``phase3_other_lr_scale``. All randomness comes from the ``seed`` argument (a
 ``torch.Generator`` for shuffling, NumPy generators for the data).
 
-Devices: the phases run where the system lies (:func:`train_leworld`'s ``device="auto"``:
-the GPU when there is one). Data cross to it once per epoch (the epoch's sequences and its
-shuffled order, drawn on the CPU so that a seed shuffles alike everywhere); the losses of
-an epoch's steps are read back together at its end.
+Devices: docs/leworld.md, section "Command line" (``--device``).
 """
 
 from __future__ import annotations
@@ -444,9 +428,8 @@ def train_leworld(
         log_dir: TensorBoard folder, or None.
         evaluate: compute the held-out metrics after each phase (and before any, as
             "untrained").
-        device: where the system trains: ``"auto"`` (the GPU when there is one, else the
-            CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. A seed gives the same initial weights,
-            data and shuffling on every device.
+        device: where the system trains (:func:`~assembly_gym.core.device.resolve_device`);
+            a seed gives the same initial weights, data and shuffling on every device.
         resume: go on with a training stopped between phases (the same world, config and
             seed): the phases it ran are skipped, and the system starts from the parameters
             the last of them left.

@@ -1,8 +1,4 @@
-"""The UN Digital Library (UNDL) GA voting layout: one CSV row per (resolution, member state).
-
-``ms_vote`` is Y, N, A, or X/NV/blank for "did not vote". UNDL records carry subjects, not
-Voeten's issue codes: the issue codes are derived from subjects and titles by keyword.
-"""
+"""The UN Digital Library (UNDL) GA voting layout: one CSV row per (resolution, member state)."""
 
 from __future__ import annotations
 
@@ -65,7 +61,8 @@ def load_undl_votes(
     countries. The rows of one ``undl_id`` must agree on the roll call's attributes.
     ``session`` is the regular session: a number, or derived from the symbol
     (``A/RES/78/…``) or the date when blank or a special session (``ES-10``, ``S-29``).
-    Issue codes are derived from subjects and titles by keyword; importance, amendment and
+    UNDL records carry subjects, not Voeten's issue codes: issue codes are derived from
+    subjects and titles by keyword; importance, amendment and
     paragraph flags are not coded (NaN).
 
     Args:

@@ -1,7 +1,4 @@
-"""The Voeten/``unvotes`` layout: a folder of three gzip CSVs (votes, roll calls, issues).
-
-Namibia's code ``NA`` is kept (no NA parsing); countries without a code are keyed by name.
-"""
+"""The Voeten/``unvotes`` layout: a folder of three gzip CSVs (votes, roll calls, issues)."""
 
 from __future__ import annotations
 

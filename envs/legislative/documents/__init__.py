@@ -10,18 +10,9 @@ load into it:
 
 :func:`load_trajectories` detects the layout of a file, or loads every such file of a folder.
 
-Country names go through the project's one country table
-(:func:`~assembly_gym.envs.legislative.countries.default_country_table`): vote lists and
-sponsors hold canonical names, and every name the table cannot match is listed in
-:attr:`Trajectory.unmatched_names`, never dropped. Reported tallies are kept beside the
-country lists even where the two disagree. Bad input raises
+Country names go through the country table (unmatched ones are kept:
+:attr:`Trajectory.unmatched_names`); bad input raises
 :class:`~assembly_gym.core.errors.DataError` naming the file, the record or JSON path and the field.
-
-Modules: ``trajectory`` (the containers), ``text`` (mojibake, dates, symbols), ``names``
-(country names, sponsor lists), ``parsing`` and ``json_reader`` (shared parsing steps),
-``stage_json``, ``genealogy`` and ``marc`` (one loader each), ``loading`` (any layout;
-:func:`data_kind` tells a folder of trajectories from one of roll calls), ``writing``
-(:func:`write_stage_trajectories`: records as stage JSON files).
 
 Example:
     >>> from assembly_gym.envs.legislative.documents import load_stage_trajectory

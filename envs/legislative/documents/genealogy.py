@@ -55,8 +55,7 @@ def load_genealogy(path: str | Path, *, table: CountryTable | None = None) -> Tr
 
     Args:
         path: the ``.json`` file.
-        table: country table; default
-            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
+        table: country table (default: the shipped one).
 
     Returns:
         The trajectory.

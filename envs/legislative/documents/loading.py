@@ -85,8 +85,7 @@ def load_trajectories(path: str | Path, *, table: CountryTable | None = None) ->
 
     Args:
         path: a file or a folder.
-        table: country table; default
-            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
+        table: country table (default: the shipped one).
 
     Returns:
         All trajectories, file by file, each file's records in file order.

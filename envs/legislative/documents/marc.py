@@ -111,8 +111,7 @@ def load_marc_drafts(path: str | Path, *, table: CountryTable | None = None) -> 
 
     Args:
         path: the MARC21-XML file, gzip-compressed or not.
-        table: country table; default
-            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
+        table: country table (default: the shipped one).
 
     Returns:
         One trajectory per record; ``symbol`` is the resolution symbol when known, else the

@@ -41,8 +41,7 @@ def load_stage_trajectory(path: str | Path, *, table: CountryTable | None = None
 
     Args:
         path: the ``.json`` file.
-        table: country table; default
-            :func:`~assembly_gym.envs.legislative.countries.default_country_table`.
+        table: country table (default: the shipped one).
 
     Returns:
         The trajectory, with every raw step in :attr:`Trajectory.steps`.
@@ -134,10 +133,7 @@ class _Found:
         self.outcome = outcome or self.outcome
 
     def read_vote(self, reader: JsonReader, step: TrajectoryStep, row: str) -> None:
-        """A recorded vote: lists from ``action.votes``, tally from ``observation.vote_tally``.
-
-        A committee vote when the stage name contains "committee", else a plenary vote.
-        """
+        """A recorded vote: lists from ``action.votes``, tally from ``observation.vote_tally``."""
         lists = reader.mapping(step.action, "votes", row, "action.")
         tally = reader.mapping(step.observation, "vote_tally", row, "observation.")
         if lists is None and tally is None and step.action_type != "recorded_vote":
