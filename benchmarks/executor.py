@@ -105,11 +105,19 @@ def run_units(
     desc: str = "",
     progress: bool = True,
 ) -> list[Result | UnitFailure]:
-    """:meth:`Executor.map` of ``executor`` (None: sequentially in this process).
+    """Run a suite's work units on an executor, in unit order.
+
+    Args:
+        function: runs one unit: ``function(unit, shared)``, rebuilding the shared value from
+            the unit when it gets None.
+        units: the work units.
+        executor: where they run (None: sequentially in this process).
+        shared: the value every unit needs (the suite's task), shipped once per executor.
+        desc: the label of the progress bar.
+        progress: show a progress bar over the units (sequential and Ray runs).
 
     Returns:
-        One result per unit, in unit order; a :class:`UnitFailure` where a retrying executor
-        gave up.
+        One result per unit; a :class:`UnitFailure` where a retrying executor gave up.
     """
     executor = executor or LocalExecutor(1)
     return executor.map(function, units, shared, desc=desc, progress=progress)

@@ -22,7 +22,8 @@ from assembly_gym.envs.family import FAMILIES, resolve
 SUITES: dict[str, Suite] = {
     name: resolve(suite) for family in FAMILIES.values() for name, suite in family.suites.items()
 }
-"""Every suite, by name: those the env families name (:attr:`EnvFamily.suites`)."""
+"""Every suite, by name: those the env families name
+(:attr:`~assembly_gym.envs.family.EnvFamily.suites`)."""
 
 __all__ = [
     "SUITES",
