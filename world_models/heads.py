@@ -162,18 +162,17 @@ class HeadModel(abc.ABC):
         transitions: Transitions,
         *,
         validation: Transitions | None = None,
-        declaration: StateDeclaration | None = None,
         **options: Any,
     ) -> HeadModel:
         """Fit the schema, the simulator facts (masks, start states) and the model.
 
         Args:
-            transitions: training transitions with ``obs_names``.
+            transitions: training transitions with ``obs_names`` and their family's
+                declaration (see :meth:`StateSchema.fit`).
             validation: held-out transitions for early stopping (if the model uses any).
-            declaration: the env family's state declaration (see :meth:`StateSchema.fit`).
             **options: model-specific options (e.g. ``progress``, ``log_dir``).
         """
-        self.schema = StateSchema.fit(transitions, declaration=declaration, n_bins=self.n_bins)
+        self.schema = StateSchema.fit(transitions, n_bins=self.n_bins)
         self.obs_names = transitions.obs_names
         acts = np.asarray(transitions.acts)
         if acts.ndim != 1:

@@ -451,26 +451,23 @@ class StateSchema:
         cls,
         transitions: Transitions,
         *,
-        declaration: StateDeclaration | None = None,
         n_bins: int = 20,
         n_quantiles: int = 17,
     ) -> StateSchema:
         """Decide every dimension's treatment from the declaration and the training data.
 
         Args:
-            transitions: training transitions with ``obs_names``.
-            declaration: the env family's state declaration; None: the one the
-                transitions carry.
+            transitions: training transitions with ``obs_names``, carrying the env family's
+                state declaration.
             n_bins: bins of each binned share.
             n_quantiles: quantiles kept inside each bin.
         """
         names = transitions.obs_names
         if not names:
             raise ValueError("transitions need obs_names (the env's layout) to fit a schema")
-        if declaration is None:
-            declaration = transitions.declaration
         if len(transitions) == 0:
             raise ValueError("no transitions to fit on")
+        declaration = transitions.declaration
         if n_bins < 1:
             raise ValueError(f"n_bins must be ≥ 1, got {n_bins}")
         obs, nxt = transitions.obs, transitions.next_obs

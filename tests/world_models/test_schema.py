@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -176,8 +178,8 @@ def fake_transitions(n_episodes=300, seed=0):
 
 
 def test_another_family_is_modelled_as_it_declares():
-    data = fake_transitions()
-    schema = StateSchema.fit(data, declaration=FAKE)
+    data = dataclasses.replace(fake_transitions(), declaration=FAKE)
+    schema = StateSchema.fit(data)
     assert schema.declaration == FAKE
     assert [(p.name if hasattr(p, "name") else p.prefix, type(p)) for p in schema.parts] == [
         ("stage", OneHotPart), ("own_ballot", OneHotPart), ("ballot", VoteSharesPart),
@@ -208,7 +210,7 @@ def test_a_model_keeps_the_declaration_it_was_fitted_with(tmp_path):
     from assembly_gym.world_models.base import load_world_model
     from assembly_gym.world_models.empirical import EmpiricalModel
 
-    model = EmpiricalModel().fit(fake_transitions(), declaration=FAKE)
+    model = EmpiricalModel().fit(dataclasses.replace(fake_transitions(), declaration=FAKE))
     model.save(tmp_path / "fake")
     loaded = load_world_model(tmp_path / "fake")
     assert model.state_declaration == loaded.state_declaration == FAKE
