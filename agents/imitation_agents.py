@@ -166,7 +166,7 @@ class MCEIRLAgent(LinearRewardAgent):
 
     :func:`assembly_gym.irl.imitation_compat.decision_mdp` encodes the country's decisions as
     a tabular MDP whose state reward is w·φ(s, a), so imitation's ``MCEIRL`` learns the
-    multinomial logit of :class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent` by Adam steps;
+    multinomial logit of the linear reward kind (:mod:`assembly_gym.irl.linear`) by Adam steps;
     held-out roll calls are predicted with the same softmax (masked). Its dense (S, A, S)
     transitions (S = N·(1 + A) + 1) grow as N², so it learns from the last ``max_decisions``
     decisions only. The encoding and its cost: docs/irl_agents.md.

@@ -1,29 +1,35 @@
 """The MaxEnt-IRL policy as an agent: a country's learned reward, acted on softly.
 
 Every agent here acts by :class:`RewardPolicyAgent` (π(a | s) ∝ exp r(s, a)) or, multi-step,
-by soft value iteration. :meth:`MaxEntIRLAgent.fit_countries` fits many countries in one
-batched call, with shrinkage toward the global (or bloc) mean — what a harness should use.
+by soft value iteration. :class:`RewardModelAgent` is the policy of any reward kind
+(:func:`~assembly_gym.irl.base.reward_kinds`); :meth:`RewardModelAgent.fit_countries` fits
+every country in one call of the kind, as ``irl fit`` does — what a harness should use.
 
 Example:
+    >>> from assembly_gym.core.layout import ObservationLayout
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> from assembly_gym.envs.legislative.demonstrations import (
     ...     group_by_country,
     ...     rollcall_demonstrations,
     ... )
+    >>> from assembly_gym.envs.legislative.observation import feature_names
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
     >>> demos = group_by_country(rollcall_demonstrations(data, with_infos=False))
-    >>> agents = MaxEntIRLAgent.fit_countries(demos)
+    >>> layout = ObservationLayout(feature_names())
+    >>> agents = RewardModelAgent.fit_countries(demos, layout=layout, kind="linear")
     >>> agents["Country 001"].action_probs(demos["Country 001"][0].obs[:2]).shape
     (2, 3)
+    >>> agents["Country 001"].name
+    'maxent-irl (linear)'
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import softmax
-from threadpoolctl import threadpool_limits
 
 from assembly_gym.agents.base import BaseAgent
 from assembly_gym.core.layout import ObservationLayout
@@ -31,20 +37,24 @@ from assembly_gym.envs.legislative.demonstrations import Demonstration
 from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.phi import DeliberationFeatureMap
 from assembly_gym.envs.legislative.spaces import Action
+from assembly_gym.irl.base import RewardModel, reward_kind
 from assembly_gym.irl.deliberation import DeliberationProblem
-from assembly_gym.irl.maxent import Shrinkage, decision_problem
+from assembly_gym.irl.maxent import Shrinkage
 from assembly_gym.irl.mdp import soft_value_iteration
-from assembly_gym.irl.neural import NeuralReward
-from assembly_gym.irl.reward_model import RewardModel
-from assembly_gym.irl.rollcall import fit_demonstrations
+from assembly_gym.irl.rollcall import DEFAULT_KIND, demonstration_decisions
 
 __all__ = [
     "LinearRewardAgent",
     "MaxEntDeliberationAgent",
-    "MaxEntIRLAgent",
-    "NeuralMaxEntIRLAgent",
+    "RewardModelAgent",
     "RewardPolicyAgent",
+    "reward_agent_name",
 ]
+
+
+def reward_agent_name(kind: str) -> str:
+    """The name of a reward kind's agent, in the bench's table and ``--agents``."""
+    return f"maxent-irl ({kind})"
 
 
 class RewardPolicyAgent(BaseAgent):
@@ -84,33 +94,47 @@ class LinearRewardAgent(RewardPolicyAgent):
         return self.theta_[:, 0] + np.atleast_2d(obs).astype(np.float64) @ self.theta_[:, 1:].T
 
 
-class MaxEntIRLAgent(LinearRewardAgent):
-    """Softmax policy of a linear MaxEnt reward r(s, a) = θ·φ(s, a) learned from votes.
+class RewardModelAgent(RewardPolicyAgent):
+    """One country's MaxEnt policy under a reward model of any kind: π(a | s) ∝ exp r_c(s, a).
+
+    Its policy is the model's (:meth:`~assembly_gym.irl.base.RewardModel.action_probs`), so
+    a fitted model and its agent forecast alike.
 
     Args:
         n_actions: number of actions A (3 in RollCall-v0).
-        layout: observation names (optional; used only for explanations).
-        l2: prior precision on standardised weights.
-        tol: L-BFGS gradient tolerance (nats per vote).
+        layout: the env's observation names (the reward's features).
+        kind: a registered reward kind (default: the default reward,
+            :data:`~assembly_gym.irl.rollcall.DEFAULT_KIND`).
+        **settings: the kind's own (e.g. ``l2`` of "linear"), passed to its ``fit``.
+
+    Attributes:
+        name: ``maxent-irl (<kind>)`` (:func:`reward_agent_name`).
+        model_: the fitted :class:`~assembly_gym.irl.base.RewardModel` (None before a fit).
+        country_: the model's country this agent plays.
     """
 
-    name = "maxent-irl"
-
     def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
-                 l2: float = 10.0, tol: float = 1e-6) -> None:  # fmt: skip
+                 kind: str = DEFAULT_KIND, **settings: Any) -> None:  # fmt: skip
         super().__init__(n_actions, layout)
-        if l2 < 0:
-            raise ValueError(f"l2 must be ≥ 0, got {l2}")
-        self.l2, self.tol = l2, tol
+        reward_kind(kind)  # an unknown kind fails here, naming the known ones
+        self.kind, self.settings = kind, settings
+        self.name = reward_agent_name(kind)
+        self.model_: RewardModel | None = None
+        self.country_ = ""
 
-    def fit(self, demonstrations: Sequence[Demonstration]) -> MaxEntIRLAgent:
-        """Learn this country's reward alone (L2 toward zero)."""
+    def fit(self, demonstrations: Sequence[Demonstration]) -> RewardModelAgent:
+        """Learn this country's reward alone (a one-country model of the kind).
+
+        Alone, a country has no others to be pooled with: give the linear kind
+        ``shrinkage="none"`` (its ridge toward zero) rather than its default shrinkage.
+        """
         if not demonstrations:
             raise ValueError("no demonstrations to fit on")
-        fit = fit_demonstrations({"country": demonstrations}, l2=self.l2, shrinkage="none",
-                                 standard_errors=False, tol=self.tol)  # fmt: skip
-        self._check_actions(fit.theta.shape[1])
-        self.theta_ = fit.theta[0]
+        self._check_actions(demonstrations[0].masks.shape[1])
+        country = demonstrations[0].country
+        fitted = self.fit_countries({country: demonstrations}, layout=self._require_layout(),
+                                    kind=self.kind, **self.settings)  # fmt: skip
+        self.model_, self.country_ = fitted[country].model_, country
         return self
 
     @classmethod
@@ -118,82 +142,35 @@ class MaxEntIRLAgent(LinearRewardAgent):
         cls,
         demos_by_country: Mapping[str, Sequence[Demonstration]],
         *,
-        layout: ObservationLayout | None = None,
-        l2: float = 10.0,
-        shrinkage: Shrinkage = "global",
-        blocs: Mapping[str, int] | None = None,
-        tol: float = 1e-6,
-    ) -> dict[str, MaxEntIRLAgent]:
-        """Fit every country in one batched call; returns country → fitted agent."""
-        fit = fit_demonstrations(demos_by_country, l2=l2, shrinkage=shrinkage, blocs=blocs,
-                                 standard_errors=False, tol=tol)  # fmt: skip
-        agents = {}
-        for row, country in enumerate(demos_by_country):
-            agent = cls(fit.theta.shape[1], layout, l2=l2, tol=tol)
-            agent.theta_ = fit.theta[row]
-            agents[country] = agent
-        return agents
+        layout: ObservationLayout,
+        kind: str = DEFAULT_KIND,
+        **settings: Any,
+    ) -> dict[str, RewardModelAgent]:
+        """Fit every country in one call of the kind; returns country → its agent.
+
+        Raises:
+            DataError: no country, or a country without demonstrations.
+            ValueError: an unknown kind.
+        """
+        demos = {country: list(found) for country, found in demos_by_country.items()}
+        decisions = demonstration_decisions(demos, layout.names)
+        model = reward_kind(kind).fit(decisions, **settings)
+        return {country: cls.from_reward_model(model, country, layout) for country in demos}
 
     @classmethod
-    def from_reward_model(cls, model: RewardModel, country: str) -> MaxEntIRLAgent:
-        """One country's policy of a saved :class:`~assembly_gym.irl.reward_model.RewardModel`."""
-        agent = cls(len(model.action_names))
-        agent.theta_ = model.weights(country).copy()
+    def from_reward_model(
+        cls, model: RewardModel, country: str, layout: ObservationLayout | None = None
+    ) -> RewardModelAgent:
+        """One country's policy of a fitted (or loaded) model, of any kind."""
+        agent = cls(len(model.action_names), layout, kind=model.kind)
+        agent.model_, agent.country_ = model, model.countries[model.country_index(country)]
         return agent
 
-
-class NeuralMaxEntIRLAgent(RewardPolicyAgent):
-    """Softmax policy of an MLP reward r_ψ(s, a) learned from one country's votes by MaxEnt IRL.
-
-    The network (:class:`assembly_gym.irl.neural.NeuralReward`) is trained full-batch with the
-    exact MaxEnt gradient of the horizon-1 decisions: a neural multinomial logit (see
-    docs/irl_agents.md).
-
-    Args:
-        n_actions: number of actions A (3 in RollCall-v0).
-        layout: observation names (optional).
-        hidden: hidden layer widths.
-        l2: prior precision on the network's parameters over the whole demonstration (as
-            :class:`MaxEntIRLAgent`'s, so it weakens as the country's votes grow).
-        lr: Adam learning rate.
-        epochs: full-batch gradient steps.
-        seed: seed of the initial weights.
-        device: where the network trains and runs (``"auto"``: the GPU when there is one;
-            see :class:`~assembly_gym.irl.neural.NeuralReward`).
-    """
-
-    name = "maxent-irl (neural)"
-
-    def __init__(self, n_actions: int = 3, layout: ObservationLayout | None = None, *,
-                 hidden: Sequence[int] = (32,), l2: float = 10.0, lr: float = 1e-2,
-                 epochs: int = 300, seed: int = 0, device: str = "auto") -> None:  # fmt: skip
-        super().__init__(n_actions, layout)
-        if l2 < 0:
-            raise ValueError(f"l2 must be ≥ 0, got {l2}")
-        self.hidden, self.l2, self.lr, self.epochs, self.seed = tuple(hidden), l2, lr, epochs, seed
-        self.device = device
-        self.reward_: NeuralReward | None = None
-
-    def fit(self, demonstrations: Sequence[Demonstration]) -> NeuralMaxEntIRLAgent:
-        """Train the reward network on this country's decisions."""
-        obs, acts, masks = Demonstration.stack(demonstrations)
-        mdp, _, expert = decision_problem([obs], [acts], [masks])
-        self._check_actions(mdp.n_actions)
-        reward = NeuralReward(
-            obs.shape[1], self.n_actions, self.hidden, l2=self.l2 / expert.n_steps, lr=self.lr,
-            epochs=self.epochs, seed=self.seed, device=self.device,
-        )  # fmt: skip
-        # One thread (torch's OpenMP and BLAS): the network is small, and on the busy 2-core
-        # reference machine a second torch thread made this fit about 20× slower.
-        with threadpool_limits(limits=1):
-            self.reward_ = reward.fit(mdp, obs, expert)
-        return self
-
     def reward_matrix(self, obs: np.ndarray) -> np.ndarray:
-        """The learned reward r_ψ(s, a) of every action, (N, d) → (N, A)."""
-        if self.reward_ is None:
-            raise ValueError("NeuralMaxEntIRLAgent is not fitted: call fit() first")
-        return self.reward_.rewards(np.atleast_2d(obs))
+        """The learned reward r_c(s, a) of every action, (N, len(layout)) → (N, A)."""
+        if self.model_ is None:
+            raise ValueError(f"{type(self).__name__} is not fitted: call fit() first")
+        return self.model_.as_reward_fn(self.country_).values(np.atleast_2d(obs))
 
 
 class MaxEntDeliberationAgent(BaseAgent):

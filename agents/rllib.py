@@ -23,7 +23,7 @@ from assembly_gym.envs.family import family_of
 from assembly_gym.envs.multiagent.assembly import VARIANTS, parallel_env
 from assembly_gym.envs.rllib import MASKED_SUFFIX, MULTI_AGENT_ENVS, register_rllib_envs
 from assembly_gym.irl.analysis import cluster_rewards
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
 
 __all__ = [
     "PolicyMapping",
@@ -74,16 +74,18 @@ class PolicyMapping:
 
 
 def bloc_policy_mapping(model: RewardModel, n_blocs: int) -> PolicyMapping:
-    """A policy per bloc: countries clustered by their learned rewards.
+    """A policy per bloc: countries clustered by their learned rewards, of any kind.
 
-    Ward clustering of the z-scored weights θ (C, A, 1 + d)
+    Ward clustering of the z-scored :meth:`~assembly_gym.irl.base.RewardModel.profile`
+    values (C, k) (a linear model's weights)
     (:func:`~assembly_gym.irl.analysis.cluster_rewards`) into ``n_blocs`` blocs; policy ids
     ``"bloc_1"`` … ``"bloc_{n_blocs}"``.
 
     Raises:
         ValueError: ``n_blocs`` outside 1..C.
+        DataError: a model whose profile needs the training history it does not carry.
     """
-    labels = cluster_rewards(model.theta, n_blocs)
+    labels = cluster_rewards(model.profile()[0], n_blocs)
     blocs = zip(model.countries, labels, strict=True)
     return PolicyMapping({country: f"bloc_{int(label)}" for country, label in blocs})
 

@@ -10,8 +10,8 @@ Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=4)).data
     >>> result = evaluate(default_agents(), TemporalSplit.of(data, 3), progress=False)
-    >>> sorted(result.table.columns)[:3]
-    ['accuracy', 'accuracy_ci', 'agent']
+    >>> sorted(result.table.columns)[:4]  # the score, its interval, the paired test
+    ['accuracy', 'accuracy_ci', 'accuracy_diff', 'accuracy_p']
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ def evaluate(
     countries: Sequence[str] | None = None,
     feature_config: FeatureConfig | None = None,
     baselines: Sequence[str] = tuple(default_agents()),
+    reference: str | None = None,
     n_bootstrap: int = 200,
     seed: int = 0,
     progress: bool = True,
@@ -86,7 +87,9 @@ def evaluate(
         split: the temporal split.
         countries: which countries (default: all with votes in both periods).
         feature_config: observation features (default settings).
-        baselines: which of the agents count as baselines for the paired test.
+        baselines: which of the agents count as baselines.
+        reference: the agent every other is tested against on accuracy, macro-F1 and
+            log-loss (paired bootstrap over roll calls); None: the baseline of lowest log-loss.
         n_bootstrap: bootstrap resamples over roll calls for the 95% intervals.
         seed: seed of the bootstrap.
         progress: show a tqdm bar over agents.
@@ -94,7 +97,8 @@ def evaluate(
     task = split_task("evaluate", split, Options(seed=seed), countries=countries,
                       feature_config=feature_config)  # fmt: skip
     specs = tuple(
-        AgentSpec(name, per_country(_with_layout(make)), baseline=name in baselines)
+        AgentSpec(name, per_country(_with_layout(make)), baseline=name in baselines,
+                  reference=name == reference)  # fmt: skip
         for name, make in agents.items()
     )
     suite = Suite("evaluate", "agents on a temporal split", lambda options: task,

@@ -23,8 +23,9 @@ SUITE_NAMES = tuple(sorted(name for family in FAMILIES.values() for name in fami
 ``suites.SUITES``."""
 SYNTHETIC_AGENTS = (
     "random", "always-yes", "majority", "issue-majority", "last-similar-vote",
-    "logistic (sklearn)", "maxent-irl (linear)", "maxent-irl (neural)", "imitation MCE-IRL",
-    "debate allocator", "imitation BC", "planted (oracle)",
+    "text kNN (tuned)", "logistic (sklearn)", "maxent-irl (mixture)", "maxent-irl (trees)",
+    "maxent-irl (linear)", "maxent-irl (neural)", "imitation MCE-IRL", "debate allocator",
+    "imitation BC", "planted (oracle)",
 )  # fmt: skip
 """The synthetic suite's agents (``--agents NAME``), in table order, at default options."""
 

@@ -52,42 +52,56 @@ def figure_png(figure: plt.Figure, dpi: int = 110) -> bytes:
 
 _HEADERS = {
     "macro_f1": "macro-F1", "log_loss": "log-loss", "ece": "ECE", "true_reward": "true reward",
-    "reward_corr": "reward corr", "epic": "EPIC", "log_loss_diff": "Δ log-loss vs best",
-    "p_value": "p", "fit_seconds": "fit s", "predict_seconds": "predict s",
-    "reward": "reward / step", "hit_rate": "hit rate", "next_state_mse": "next-state MSE",
+    "reward_corr": "reward corr", "epic": "EPIC", "accuracy_diff": "Δ accuracy",
+    "macro_f1_diff": "Δ macro-F1", "log_loss_diff": "Δ log-loss", "p_value": "p",
+    "fit_seconds": "fit s", "predict_seconds": "predict s", "reward": "reward / step",
+    "hit_rate": "hit rate", "next_state_mse": "next-state MSE",
     "next_state_mse_diff": "Δ MSE vs best",
 }  # fmt: skip
+_HIDDEN = ("vs_best_baseline", "reference")
+"""Columns named in the text above a table, not shown in it."""
 
 
 def _cells(table: pd.DataFrame, digits: int) -> dict[str, list[tuple[Any, Any, str]]]:
-    """The shown columns, named as in the report: per row (raw value, value shown, interval).
+    """The shown columns, named as in the report: per row (raw value, value shown, note).
 
     Metrics with an interval (``<metric>_ci``) and floats get ``digits`` places (timings 2);
-    the interval text is ``"0.712–0.780"`` or empty.
+    the note is the interval, ``"0.712–0.780"``. A paired difference (``<metric>_diff``) is
+    signed, its note its p-value (``<metric>_p``), ``"p=0.004"``. Else the note is empty.
     """
     columns: dict[str, list[tuple[Any, Any, str]]] = {}
     for column in table.columns:
-        if column.endswith("_ci") or column == "vs_best_baseline":
+        if column.endswith(("_ci", "_p")) or column in _HIDDEN:
             continue
         values = table[column].tolist()
         places = 2 if column.endswith("seconds") else digits
-        intervals = table[f"{column}_ci"] if f"{column}_ci" in table else [None] * len(values)
         numeric = f"{column}_ci" in table or pd.api.types.is_float_dtype(table[column])
+        sign = "+" if column.endswith("_diff") else ""
+        notes = [""] * len(values)
+        if f"{column}_ci" in table:
+            notes = [_interval(ci, digits) for ci in table[f"{column}_ci"]]
+        elif (p_column := f"{column.removesuffix('_diff')}_p") in table:
+            notes = ["" if pd.isna(p) else f"p={p:.{digits}f}" for p in table[p_column]]
         columns[_HEADERS.get(column, column)] = [
-            (
-                v,
-                ("" if pd.isna(v) else f"{v:.{places}f}") if numeric else v,
-                f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}" if isinstance(ci, tuple | list) else "",
-            )
-            for v, ci in zip(values, intervals, strict=True)
+            (v, ("" if pd.isna(v) else f"{v:{sign}.{places}f}") if numeric else v, note)
+            for v, note in zip(values, notes, strict=True)
         ]
     return columns
 
 
+def _interval(ci: Any, digits: int) -> str:
+    """``"0.712–0.780"`` of a (low, high) pair; empty for no interval."""
+    return f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}" if isinstance(ci, tuple | list) else ""
+
+
 def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
-    """A results table as Markdown: each metric with its interval, ``0.751 (0.712–0.780)``."""
+    """A results table as Markdown: each value with its note (:func:`_cells`).
+
+    A metric with its interval, ``0.751 (0.712–0.780)``; a paired difference with its
+    p-value, ``-0.012 (p=0.004)``.
+    """
     shown = {
-        name: [f"{text} ({interval})" if interval else text for _, text, interval in cells]
+        name: [f"{text} ({note})" if note else text for _, text, note in cells]
         for name, cells in _cells(table, digits).items()
     }
     return pd.DataFrame(shown).to_markdown(index=False)
@@ -96,7 +110,8 @@ def markdown_table(table: pd.DataFrame, digits: int = 3) -> str:
 def html_table(table: pd.DataFrame, caption: str, digits: int = 3) -> str:
     """A results table as an HTML ``<table>`` in a sideways-scrolling box, sortable by a click.
 
-    Intervals sit under their values; numbers carry their value (``data-v``) for sorting.
+    Intervals and p-values sit under their values; numbers carry their value (``data-v``)
+    for sorting.
     """
     cells = _cells(table, digits)
     head = "".join(f"<th scope='col'>{html.escape(str(name))}</th>" for name in cells)

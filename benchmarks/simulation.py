@@ -8,7 +8,7 @@ Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> from assembly_gym.irl.rollcall import fit_reward_model
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
-    >>> model = fit_reward_model(data.select_sessions(1, 2), standard_errors=False)
+    >>> model = fit_reward_model(data.select_sessions(1, 2))
     >>> session = data.select_sessions(3, 3).roll_calls
     >>> played = simulate(model, session, seed=0)
     >>> played.votes.shape, played.tallies.shape
@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from assembly_gym.core.errors import DataError
-from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, ISSUE_CODES, RollCallData, Vote
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.envs.legislative.data import ABSENT, ADOPTION, ISSUE_CODES, Vote
+from assembly_gym.irl.base import RewardModel
 
 __all__ = [
     "GROUPS",
@@ -141,7 +141,7 @@ def members(model: RewardModel) -> tuple[str, ...]:
     Raises:
         DataError: the model carries no training history.
     """
-    history = _history(model)
+    history = model.require_history()
     last = history.roll_calls["session"].to_numpy() == history.sessions[-1]
     voted = {
         name
@@ -197,7 +197,7 @@ def majority_play(
     (so a vote never cast in training scores a finite log-loss); the most likely action of
     those is the majority it plays. Ties go to the earlier action (yes, then no).
     """
-    history = _history(model)
+    history = model.require_history()
     counts = np.zeros((len(countries), len(Vote)))
     for i, country in enumerate(countries):
         votes = history.votes[history.country_index(country)]
@@ -325,9 +325,3 @@ def count_votes(votes: np.ndarray) -> np.ndarray:
 def yes_shares(tallies: np.ndarray) -> np.ndarray:
     """Share of yes among the votes cast: tallies (R, 3) → (R,); 0 where none was cast."""
     return tallies[:, Vote.YES] / np.maximum(tallies.sum(axis=1), 1)
-
-
-def _history(model: RewardModel) -> RollCallData:
-    if model.history is None:
-        raise DataError("reward model", "no training history saved: refit to simulate")
-    return model.history

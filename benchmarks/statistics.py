@@ -9,6 +9,8 @@ is a weighted sum of those statistics (a matrix product), not a re-scoring of ev
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from assembly_gym.core.metrics import GroupedScores
@@ -17,7 +19,7 @@ __all__ = [
     "bootstrap_intervals",
     "bootstrap_weights",
     "calibration_curve",
-    "paired_bootstrap_test",
+    "paired_bootstrap_tests",
     "paired_p_value",
     "percentile_interval",
 ]
@@ -63,24 +65,34 @@ def paired_p_value(differences: np.ndarray) -> float:
     return float(min(1.0, max(2 * tail, 1.0 / len(differences))))
 
 
-def paired_bootstrap_test(
+def paired_bootstrap_tests(
     a: GroupedScores,
     b: GroupedScores,
-    metric: str,
+    metrics: Sequence[str],
     n_resamples: int,
     rng: np.random.Generator,
-) -> tuple[float, float]:
-    """Difference ``a − b`` in a metric and its two-sided paired bootstrap p-value.
+) -> dict[str, tuple[float, float]]:
+    """Differences ``a − b`` in some metrics and their two-sided paired bootstrap p-values.
 
     Both agents must be scored on the same groups. The same resampled groups score both
-    agents, so votes shared by the two predictions cancel (p-value: :func:`paired_p_value`).
+    agents (and every metric), so votes shared by the two predictions cancel (p-value:
+    :func:`paired_p_value`).
+
+    Returns:
+        Metric name → (observed difference, p-value).
     """
     if a.n_groups != b.n_groups:
         raise ValueError(f"agents scored on {a.n_groups} and {b.n_groups} groups; pair on the same")
     weights = bootstrap_weights(a.n_groups, n_resamples, rng)
-    difference = a.metrics(weights)[metric] - b.metrics(weights)[metric]
-    observed = float(a.metrics()[metric][0] - b.metrics()[metric][0])
-    return observed, paired_p_value(difference)
+    resampled_a, resampled_b = a.metrics(weights), b.metrics(weights)
+    observed_a, observed_b = a.metrics(), b.metrics()
+    return {
+        metric: (
+            float(observed_a[metric][0] - observed_b[metric][0]),
+            paired_p_value(resampled_a[metric] - resampled_b[metric]),
+        )
+        for metric in metrics
+    }
 
 
 def calibration_curve(

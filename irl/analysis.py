@@ -1,8 +1,9 @@
 """Comparing countries' rewards: distances, clustering, heatmap, dendrogram, effects over time.
 
 Rewards are compared on their standardisable part: each country's weights (A, 1 + d)
-flattened, optionally restricted to some features, z-scored per weight across countries so
-that no feature dominates by its scale. Clustering is scipy's hierarchical (Ward) linkage.
+flattened, or any values that describe its reward (``RewardModel.profile``), z-scored per
+value across countries so that no feature dominates by its scale. Clustering is scipy's
+hierarchical (Ward) linkage.
 
 Example:
     >>> import numpy as np
@@ -16,6 +17,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +26,7 @@ from scipy.cluster.hierarchy import dendrogram, fcluster, leaves_list, linkage
 from scipy.spatial.distance import pdist, squareform
 
 from assembly_gym.core.persist import atomic_write_bytes
-from assembly_gym.irl.explanation import describe_feature
+from assembly_gym.irl.explanation import action_grid, describe_feature
 
 __all__ = [
     "TOP_COUNTRIES",
@@ -101,44 +103,45 @@ def top_countries(theta: np.ndarray, max_countries: int | None = TOP_COUNTRIES) 
     return np.sort(np.argsort(-norms, kind="stable")[:keep])
 
 
-def _panels(weight_names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """``"<action>:<feature>"`` names → (actions, features); other names → ([""], names)."""
-    actions = list(dict.fromkeys(n.partition(":")[0] for n in weight_names))
-    features = list(dict.fromkeys(n.partition(":")[2] for n in weight_names))
-    if list(weight_names) == [f"{a}:{f}" for a in actions for f in features]:
-        return actions, features
-    return [""], list(weight_names)
-
-
 def weights_heatmap_figure(
     theta: np.ndarray,
     countries: Sequence[str],
     weight_names: Sequence[str],
     *,
+    actions: Sequence[str] | None = None,
     max_countries: int | None = TOP_COUNTRIES,
     title: str = "Learned reward weights",
+    label: str = "weight (red: favours the action)",
 ) -> Figure:
-    """Heatmap of reward weights: one panel per action, features in words, countries as columns.
+    """Heatmap of reward weights, or other values per country: one panel per action.
 
-    Weights named ``"<action>:<feature>"`` are drawn one panel per action (rows: the features,
-    described by :func:`~assembly_gym.irl.explanation.describe_feature`); other names in one
-    panel. Countries are ordered by the dendrogram so that similar rewards sit together.
+    Values named ``"<action>:<label>"`` (or ``"<label>:<action>"``) are drawn one panel per
+    action (rows: the labels, described by
+    :func:`~assembly_gym.irl.explanation.describe_feature`); other names in one panel.
+    Countries are ordered by the dendrogram so that similar rewards sit together.
 
     Args:
-        theta: weights (C, …), flattened per country in ``weight_names`` order.
+        theta: values (C, …), flattened per country in ``weight_names`` order.
         countries: the C countries' names.
-        weight_names: one name per flattened weight.
-        max_countries: draw only the countries with the largest weight norms (None: all).
+        weight_names: one name per flattened value.
+        actions: the action names (None: the names' prefixes, as ``"<action>:<feature>"``).
+        max_countries: draw only the countries with the largest norms (None: all).
         title: the figure's title (the selection of countries is added to it).
+        label: what the colour shows.
     """
     rows = np.asarray(theta, dtype=np.float64).reshape(len(theta), -1)
     kept = top_countries(rows, max_countries)
     rows = rows[kept]
     order = leaves_list(linkage(_rows(rows, True), "ward")) if len(rows) > 1 else np.zeros(1, int)
     names = [str(countries[kept[i]]) for i in order]
-    actions, features = _panels(weight_names)
-    values = rows[order].reshape(len(rows), len(actions), len(features))
+    actions = actions or list(dict.fromkeys(n.partition(":")[0] for n in weight_names))
+    grid = action_grid(weight_names, actions)
+    if grid is None:  # one panel of every value
+        actions, grid = [""], (tuple(weight_names), np.arange(len(weight_names))[None])
+    features, where = grid
+    values = rows[order][:, where]  # (countries, panels, features)
     limit = float(np.percentile(np.abs(values), 98)) or 1.0
+    signed = bool((values < 0).any())  # else white is 0, e.g. for probabilities
     height = 0.16 * len(features) + 1.6  # inches per panel: a row of 8-point text per feature
     width = 0.2 * len(names) + 0.3  # inches per panel: a column per country
     side = len(actions) * width <= 9  # panels side by side while that stays narrow
@@ -148,23 +151,24 @@ def weights_heatmap_figure(
     )
     axes = np.atleast_1d(figure.subplots(*shape, sharex=True, sharey=True)).ravel()
     for index, (axis, action) in enumerate(zip(axes, actions, strict=True)):
-        image = axis.imshow(values[:, index, :].T, aspect="auto", cmap="RdBu_r",
-                            vmin=-limit, vmax=limit, interpolation="nearest")  # fmt: skip
+        image = axis.imshow(values[:, index, :].T, aspect="auto", cmap="RdBu_r" if signed else
+                            "Reds", vmin=-limit if signed else 0.0, vmax=limit,
+                            interpolation="nearest")  # fmt: skip
         axis.set_yticks(range(len(features)), [describe_feature(f) for f in features], fontsize=8)
         axis.set_xticks(range(len(names)), names, rotation=90, fontsize=8)
         axis.tick_params(labelbottom=True, labelleft=index == 0 or not side)
         if action:
             axis.set_title(f"action '{action}'", fontsize=10)
-    shown = f"the {len(kept)} of {len(theta)} countries with the largest weight norms"
+    shown = f"the {len(kept)} of {len(theta)} countries with the largest norms"
     shown = f"all {len(theta)} countries" if len(kept) == len(theta) else shown
     figure.suptitle(f"{title} ({shown})", fontsize=11)
-    figure.colorbar(image, ax=list(axes), label="weight (red: favours the action)",
+    figure.colorbar(image, ax=list(axes), label=label,
                     shrink=min(1.0, 6 / (height * shape[0])), pad=0.02)  # fmt: skip
     return figure
 
 
 def dendrogram_figure(theta: np.ndarray, countries: Sequence[str]) -> Figure:
-    """Dendrogram of countries' rewards (Ward linkage on z-scored weights), one row per country.
+    """Dendrogram of countries' rewards (Ward linkage on z-scored values), one row per country.
 
     The figure's height grows with the number of countries so that every name stays legible.
     """
@@ -174,7 +178,7 @@ def dendrogram_figure(theta: np.ndarray, countries: Sequence[str]) -> Figure:
     figure = Figure(figsize=(7.5, 1.4 + 0.2 * len(theta)))
     axis = figure.subplots()
     dendrogram(tree, labels=list(countries), ax=axis, orientation="right", leaf_font_size=8)
-    axis.set_xlabel("Ward distance (z-scored weights)")
+    axis.set_xlabel("Ward distance (each value z-scored across countries)")
     axis.set_title("Countries clustered by learned reward")
     figure.tight_layout()
     return figure
@@ -185,11 +189,10 @@ def plot_weights_heatmap(
     countries: Sequence[str],
     weight_names: Sequence[str],
     path: str | Path,
-    *,
-    max_countries: int | None = TOP_COUNTRIES,
+    **options: Any,
 ) -> Path:
-    """:func:`weights_heatmap_figure` written as a PNG, atomically."""
-    figure = weights_heatmap_figure(theta, countries, weight_names, max_countries=max_countries)
+    """:func:`weights_heatmap_figure` (``options``: its keywords) written as a PNG, atomically."""
+    figure = weights_heatmap_figure(theta, countries, weight_names, **options)
     return _save_png(figure, path, dpi=110)
 
 
@@ -234,7 +237,7 @@ def effects_over_time_figure(
         axis.set_xticks(x, periods, rotation=45, ha="right", fontsize=8)
         axis.set_xlabel("period (sessions' years)")
         axis.set_title(f"P({action})")
-    axes[0].set_ylabel("change in probability, points (95% CI)")
+    axes[0].set_ylabel("change in probability, points (bars: 95% CI, where given)")
     axes[-1].legend(fontsize=7, loc="best")
     figure.suptitle(
         f"{country}: effect of each feature (10th → 90th percentile) on its votes, by period"

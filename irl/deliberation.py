@@ -47,6 +47,7 @@ from assembly_gym.envs.legislative.spaces import (
     Stage,
     action_mask,
 )
+from assembly_gym.irl.linear import LinearRewardModel
 from assembly_gym.irl.maxent import ExpertStatistics, MaxEntFit, Shrinkage, fit_maxent
 from assembly_gym.irl.mdp import (
     LinearFeatures,
@@ -56,7 +57,6 @@ from assembly_gym.irl.mdp import (
     soft_value_iteration,
     stack_mdps,
 )
-from assembly_gym.irl.reward_model import RewardModel
 
 __all__ = [
     "REFERENCE_ACTION",
@@ -522,7 +522,7 @@ def fit_deliberation_rewards(
     l2: float = 10.0,
     shrinkage: Shrinkage = "global",
     progress: bool = False,
-) -> RewardModel:
+) -> LinearRewardModel:
     """Multi-step MaxEnt IRL of countries' Deliberation rewards from resolution records.
 
     Every recorded decision counts (:func:`recorded_demonstrations`, partial episodes by EM);
@@ -563,9 +563,9 @@ def fit_deliberation_rewards(
         "n_partial": int(((actions == UNRECORDED).any(axis=1)).sum()),
         "log_likelihood": float(loglik.sum() / max(decisions.sum(), 1)),
     }  # fmt: skip
-    return RewardModel(tuple(names), tuple(a.name.lower() for a in Action),
-                       DELIBERATION_INPUTS[1:], fit.theta, env_id="assembly/Deliberation-v0",
-                       info=info)  # fmt: skip
+    return LinearRewardModel(tuple(names), tuple(a.name.lower() for a in Action),
+                             DELIBERATION_INPUTS[1:], fit.theta, env_id="assembly/Deliberation-v0",
+                             info=info)  # fmt: skip
 
 
 def held_out_log_likelihood(

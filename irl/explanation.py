@@ -1,15 +1,15 @@
 """Readable rewards: what moves a country's votes, in words, with confidence intervals.
 
-:func:`vote_effects` turns a ``RollCall-v0`` reward's weights into effects on the vote
-probabilities (docs/irl.md, section "Reading a reward"): for each feature x_j, the change in
+:func:`vote_effects` gives a ``RollCall-v0`` reward's effects on the vote probabilities
+(docs/irl.md, section "Reading a reward") in words: for each feature x_j, the change in
 P(yes), P(no) and P(abstain) when x_j moves from low (10th percentile) to high (90th),
 
     E_j = 1/N Σ_n [π(· | x_n, x_nj = high) − π(· | x_n, x_nj = low)],
 
-with a delta-method 95% interval, Var E_j = J Σ_j Jᵀ, J = ∂E_j/∂θ_{·,j}: with three actions
-centred, Σ_j follows from the three Laplace standard errors (Cov(a, b) = (s_c² − s_a² −
-s_b²) / 2). :func:`feature_kind` groups features into preferences, alignment and habit;
-:func:`describe_feature` says each name in words.
+with a 95% interval where the reward's kind gives one (the linear kind: by the delta
+method). :func:`compare_effects` sets two countries' effects side by side (any kind),
+:func:`compare_weights` their linear weights. :func:`feature_kind` groups features into
+preferences, alignment and habit; :func:`describe_feature` says each name in words.
 
 Example:
     >>> describe_feature("issue_nu")
@@ -21,20 +21,24 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.special import softmax
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data.schema import ABSENT, ISSUE_NAMES
 from assembly_gym.envs.legislative.observation import REFERENCES, FeatureConfig, RollCallFeatures
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import Z95, RewardModel, span
+
+if TYPE_CHECKING:
+    from assembly_gym.irl.linear import LinearRewardModel
 
 __all__ = [
     "FeatureKind",
     "Z95",
+    "action_grid",
+    "compare_effects",
     "compare_weights",
     "country_decisions",
     "describe_feature",
@@ -43,8 +47,6 @@ __all__ = [
 ]
 
 FeatureKind = Literal["bias", "preference", "alignment", "habit"]
-Z95 = 1.959963984540054
-"""The standard normal's 97.5th percentile: a 95% interval is ± Z95 standard errors."""
 _VOTES = {"yes": "yes", "no": "no", "abstain": "abstain"}
 _PHRASES = {
     "bias": "a constant (the action's baseline)",
@@ -146,88 +148,62 @@ def country_decisions(
     return out
 
 
-def _centred_covariance(se: np.ndarray) -> np.ndarray:
-    """Covariance (A, A) of weights centred over actions, from their standard errors (A,).
-
-    Exact for three actions (the centred weights span a plane); diagonal otherwise.
-    """
-    variance = se**2
-    if len(se) != 3:
-        return np.diag(variance)
-    covariance = np.diag(variance)
-    for a, b, c in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
-        covariance[a, b] = covariance[b, a] = (variance[c] - variance[a] - variance[b]) / 2
-    return covariance
-
-
-def _span(values: np.ndarray) -> tuple[float, float]:
-    """10th → 90th percentile; the smallest → the largest value where those coincide."""
-    low, high = np.percentile(values, [10, 90])
-    if low == high:
-        low, high = values.min(), values.max()
-    return float(low), float(high)
-
-
 def vote_effects(model: RewardModel, country: str, obs: np.ndarray) -> pd.DataFrame:
-    """Each feature's effect on the vote probabilities, with 95% intervals, most important first.
+    """Each feature's effect on the vote probabilities, in words, most important first.
 
     Args:
-        model: the reward model.
+        model: the reward model, of any kind.
         country: a country it knows.
         obs: the country's decisions, the reward's inputs (N, d) (:func:`country_decisions`).
 
     Returns:
-        One row per feature (index ``feature``; the bias is left out): ``description``,
-        ``kind``, ``low`` and ``high`` (the values moved between), per action ``<a>`` the
-        change in probability (fraction), ``<a>_se``, ``<a>_low`` and ``<a>_high`` (95%
-        interval; NaN without standard errors), and ``importance`` = max_a |change|.
+        :meth:`~assembly_gym.irl.base.RewardModel.effects`'s table (the bias is left out)
+        with ``description`` and ``kind`` after the index: one row per feature, ``low`` and
+        ``high`` (the values moved between), per action ``<a>`` the change in probability
+        (fraction), ``<a>_se``, ``<a>_low`` and ``<a>_high`` (95% interval; NaN where the
+        kind gives none), and ``importance`` = max_a |change|.
 
     Raises:
         DataError: an unknown country; ValueError: ``obs`` of another width or no row.
     """
-    row = model.country_index(country)
-    obs = np.atleast_2d(np.asarray(obs, dtype=np.float64))
-    if obs.shape[1] != len(model.obs_names) or not len(obs):
-        raise ValueError(f"obs has shape {obs.shape}, expected (N ≥ 1, {len(model.obs_names)})")
-    theta = model.theta[row]  # (A, 1 + d)
-    errors = model.standard_errors[row] if model.standard_errors is not None else None
-    logits = theta[:, 0] + obs @ theta[:, 1:].T  # (N, A)
-    actions = model.action_names
-    rows = []
-    for j, name in enumerate(model.obs_names):
-        low, high = _span(obs[:, j])
-        weights = theta[:, j + 1]
-        moved = {}
-        jacobian = np.zeros((len(actions), len(actions)))
-        for value, sign in ((low, -1.0), (high, 1.0)):
-            shift = value - obs[:, j]  # (N,)
-            p = softmax(logits + shift[:, None] * weights[None, :], axis=1)
-            moved[sign] = p.mean(axis=0)
-            # ∂p_a/∂θ_b = shift · p_a (δ_ab − p_b), averaged over decisions.
-            outer = np.einsum("n,na,nb->ab", shift, p, p) / len(p)
-            jacobian += sign * (np.diag((shift[:, None] * p).mean(axis=0)) - outer)
-        effect = moved[1.0] - moved[-1.0]
-        if errors is None:
-            se = np.full(len(actions), np.nan)
-        else:
-            covariance = _centred_covariance(errors[:, j + 1])
-            se = np.sqrt(np.maximum(np.einsum("ab,bc,ac->a", jacobian, covariance, jacobian), 0))
-        entry = {"feature": name, "description": describe_feature(name),
-                 "kind": feature_kind(name), "low": low, "high": high}  # fmt: skip
-        for a, action in enumerate(actions):
-            entry |= {action: effect[a], f"{action}_se": se[a],
-                      f"{action}_low": effect[a] - Z95 * se[a],
-                      f"{action}_high": effect[a] + Z95 * se[a]}  # fmt: skip
-        entry["importance"] = float(np.abs(effect).max())
-        rows.append(entry)
-    table = pd.DataFrame(rows).set_index("feature")
-    return table.sort_values("importance", ascending=False, kind="stable")
+    table = model.effects(country, obs)
+    table.insert(0, "kind", [feature_kind(name) for name in table.index])
+    table.insert(0, "description", [describe_feature(name) for name in table.index])
+    return table
+
+
+def action_grid(
+    names: Sequence[str], actions: Sequence[str]
+) -> tuple[tuple[str, ...], np.ndarray] | None:
+    """Names that pair every action with the same labels, ``"<action>:<label>"`` or the other way.
+
+    Linear weights are named ``"yes:issue_hr"``; the default profile ``"<rcid>:yes"``.
+
+    Args:
+        names: the names (k,).
+        actions: the action names (A,).
+
+    Returns:
+        The labels (R,) and where each (action, label) is in ``names``, (A, R); None for names
+        of another form.
+    """
+    for label_first in (False, True):
+        pairs = {}
+        for i, name in enumerate(names):
+            first, _, second = name.rpartition(":") if label_first else name.partition(":")
+            pairs[(second, first) if label_first else (first, second)] = i
+        labels = tuple(dict.fromkeys(label for action, label in pairs if action == actions[0]))
+        if len(pairs) == len(names) == len(actions) * len(labels) and all(
+            (a, label) in pairs for a in actions for label in labels
+        ):
+            return labels, np.array([[pairs[a, label] for label in labels] for a in actions])
+    return None
 
 
 def compare_weights(
-    model: RewardModel, first: str, second: str, obs: np.ndarray | None = None
+    model: LinearRewardModel, first: str, second: str, obs: np.ndarray | None = None
 ) -> pd.DataFrame:
-    """Where two countries' rewards differ and agree: per feature, the difference of weights.
+    """Where two countries' linear rewards differ and agree: per feature, the weights' difference.
 
     Each action's weight difference θ_first − θ_second is multiplied by the feature's span
     (10th → 90th percentile of ``obs``, as in :func:`vote_effects`; 1 without ``obs``): the
@@ -236,47 +212,84 @@ def compare_weights(
     (their fits are independent given the shared prior mean).
 
     Args:
-        model: the reward model.
+        model: the linear reward model.
         first: a country it knows.
         second: another.
         obs: decisions (N, d) that set each feature's span, e.g. both countries' stacked.
 
     Returns:
-        One row per feature (index ``feature``, bias included): ``description``, ``kind``,
-        ``span``, per action ``<a>_<first>``, ``<a>_<second>`` (scaled weights), ``<a>``
-        (difference), ``<a>_low``, ``<a>_high``, ``z`` = the largest |difference / se| over
-        actions (NaN without standard errors), ``largest`` = the largest |difference| and
-        ``shared`` = how strongly the weaker of the two weighs it (min over countries of
-        max_a |scaled weight|); sorted by ``z`` (then ``largest``), largest first.
+        The table of :func:`compare_effects`, of scaled weights, the bias included (its span
+        1), with ``span``; ``z`` is NaN without standard errors.
 
     Raises:
         DataError: an unknown country.
     """
     rows = [model.country_index(first), model.country_index(second)]
-    names = [model.countries[r] for r in rows]
     features = ("bias", *model.obs_names)
     spans = np.ones(len(features))
     if obs is not None:
-        spans[1:] = [high - low for low, high in map(_span, np.asarray(obs, np.float64).T)]
+        spans[1:] = [high - low for low, high in map(span, np.asarray(obs, np.float64).T)]
     scaled = model.theta[rows] * spans  # (2, A, 1 + d)
-    difference = scaled[0] - scaled[1]
-    if model.standard_errors is None:
-        se = np.full_like(difference, np.nan)
-    else:
-        se = np.hypot(*(model.standard_errors[rows] * spans))
+    se = None if model.standard_errors is None else model.standard_errors[rows] * spans
+    table = _comparison(model, rows, features, scaled, se)
+    table.insert(2, "span", pd.Series(spans, index=features))  # aligned: the table is sorted
+    return table
+
+
+def compare_effects(model: RewardModel, first: str, second: str, obs: np.ndarray) -> pd.DataFrame:
+    """Where two countries' rewards differ and agree: per feature, the difference of effects.
+
+    Each country's :func:`vote_effects` on the same decisions ``obs`` (both countries'
+    stacked, so that each feature moves over the same span for both): the change in each
+    vote's probability, and its difference first − second, with a 95% interval from both
+    effects' standard errors where the kind gives them.
+
+    Args:
+        model: a reward model of any kind.
+        first: a country it knows.
+        second: another.
+        obs: the decisions (N, d) the effects are averaged over.
+
+    Returns:
+        One row per feature (index ``feature``): ``description``, ``kind``, per action
+        ``<a>_<first>``, ``<a>_<second>`` (the values compared), ``<a>`` (their difference),
+        ``<a>_low``, ``<a>_high`` (its 95% interval, NaN without one), ``z`` = the largest
+        |difference / se| over actions (NaN without standard errors), ``largest`` = the
+        largest |difference| and ``shared`` = how strongly the weaker of the two is moved by
+        it (min over countries of max_a |value|); sorted by ``z`` (then ``largest``), largest
+        first.
+
+    Raises:
+        DataError: an unknown country; ValueError: ``obs`` of another width or no row.
+    """
+    rows = [model.country_index(first), model.country_index(second)]
+    tables = [model.effects(model.countries[row], obs).loc[list(model.obs_names)] for row in rows]
+    actions = list(model.action_names)
+    values = np.stack([table[actions].to_numpy(float).T for table in tables])  # (2, A, d)
+    se = np.stack([t[[f"{a}_se" for a in actions]].to_numpy(float).T for t in tables])
+    return _comparison(model, rows, model.obs_names, values, se)
+
+
+def _comparison(
+    model: RewardModel, rows: list[int], features: Sequence[str], values: np.ndarray,
+    se: np.ndarray | None,
+) -> pd.DataFrame:  # fmt: skip
+    """The comparison table of two countries' values (2, A, F), standard errors alike or None."""
+    names = [model.countries[r] for r in rows]
+    difference = values[0] - values[1]
+    error = np.full_like(difference, np.nan) if se is None else np.hypot(se[0], se[1])
     table = pd.DataFrame(index=pd.Index(features, name="feature"))
     table["description"] = [describe_feature(f) for f in features]
     table["kind"] = [feature_kind(f) for f in features]
-    table["span"] = spans
     for a, action in enumerate(model.action_names):
-        table[f"{action}_{names[0]}"] = scaled[0, a]
-        table[f"{action}_{names[1]}"] = scaled[1, a]
+        table[f"{action}_{names[0]}"] = values[0, a]
+        table[f"{action}_{names[1]}"] = values[1, a]
         table[action] = difference[a]
-        table[f"{action}_low"] = difference[a] - Z95 * se[a]
-        table[f"{action}_high"] = difference[a] + Z95 * se[a]
+        table[f"{action}_low"] = difference[a] - Z95 * error[a]
+        table[f"{action}_high"] = difference[a] + Z95 * error[a]
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, np.abs(difference) / se, 0.0)
-    table["z"] = z.max(axis=0) if model.standard_errors is not None else np.nan
+        z = np.where(error > 0, np.abs(difference) / error, np.where(np.isnan(error), np.nan, 0))
+    table["z"] = z.max(axis=0)
     table["largest"] = np.abs(difference).max(axis=0)
-    table["shared"] = np.abs(scaled).max(axis=1).min(axis=0)
+    table["shared"] = np.abs(values).max(axis=1).min(axis=0)
     return table.sort_values(["z", "largest"], ascending=False, kind="stable")

@@ -93,6 +93,47 @@ class NeuralReward:
         self.scale_ = np.ones(n_inputs)
         self.history_: list[float] = []
 
+    @classmethod
+    def from_arrays(
+        cls,
+        parameters: Sequence[np.ndarray],
+        mean: np.ndarray,
+        scale: np.ndarray,
+        *,
+        device: str | torch.device = "cpu",
+    ) -> NeuralReward:
+        """A fitted reward from its :meth:`arrays` and input standardisation (no training).
+
+        Args:
+            parameters: weight (out, in) and bias (out,) of each layer, input to output.
+            mean: the inputs' mean, (k,).
+            scale: the inputs' scale, (k,).
+            device: where the network runs.
+
+        Raises:
+            ValueError: arrays whose shapes do not make one MLP over k inputs.
+        """
+        import torch
+
+        mean, scale = np.asarray(mean, dtype=np.float64), np.asarray(scale, dtype=np.float64)
+        biases = parameters[1::2]
+        if len(parameters) % 2 or mean.ndim != 1 or {np.ndim(b) for b in biases} != {1}:
+            raise ValueError("parameters must be a weight and a bias (out,) per layer, mean (k,)")
+        reward = cls(len(mean), len(biases[-1]), [len(b) for b in biases[:-1]], device=device)
+        shapes = [tuple(p.shape) for p in reward.net.parameters()]
+        given = [np.shape(p) for p in parameters]
+        if given != shapes or scale.shape != mean.shape:
+            raise ValueError(f"parameter shapes {given}, expected {shapes} (scale: {mean.shape})")
+        with torch.no_grad():
+            for parameter, value in zip(reward.net.parameters(), parameters, strict=True):
+                parameter.copy_(torch.as_tensor(np.asarray(value, dtype=np.float64)))
+        reward.mean_, reward.scale_ = mean, scale
+        return reward
+
+    def arrays(self) -> list[np.ndarray]:
+        """The network's parameters on the CPU: weight (out, in) and bias (out,) of each layer."""
+        return [p.detach().cpu().numpy().copy() for p in self.net.parameters()]
+
     def rewards(self, inputs: np.ndarray) -> np.ndarray:
         """r_ψ(s, a) for inputs (S, k) → (S, A)."""
         import torch

@@ -1,9 +1,10 @@
 """Fitted reward models read out for people, as ``assembly-gym irl explain`` and ``compare`` do.
 
-Text of a :class:`~assembly_gym.irl.reward_model.RewardModel`: :func:`fit_summary` says what
-was fitted; the tables (:func:`effects_text` by section of :data:`SECTIONS`,
-:func:`weights_text`, :func:`comparison_text`, :func:`over_time_text`) come with the whole
-table they show (for a CSV). docs/irl.md, section "Reading a reward", says what each shows.
+Text of a :class:`~assembly_gym.irl.base.RewardModel` of any kind: :func:`fit_summary` says
+what was fitted; the tables (:func:`effects_text` by section of :data:`SECTIONS`,
+:func:`profile_text`, :func:`comparison_text`, :func:`over_time_text`, and the linear kind's
+:func:`weights_text`) come with the whole table they show (for a CSV). docs/irl.md, section
+"Reading a reward", says what each shows.
 
 Example:
     >>> from assembly_gym.envs.legislative.sources import default_assembly
@@ -24,14 +25,17 @@ from tqdm.auto import tqdm
 
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
+from assembly_gym.irl.base import MODEL_FILE, RewardModel
 from assembly_gym.irl.explanation import (
     Z95,
     FeatureKind,
+    action_grid,
+    compare_effects,
     compare_weights,
     country_decisions,
     vote_effects,
 )
-from assembly_gym.irl.reward_model import MODEL_FILE, RewardModel
+from assembly_gym.irl.linear import LinearRewardModel
 
 __all__ = [
     "PERIOD_PREFIX",
@@ -45,6 +49,7 @@ __all__ = [
     "over_time_text",
     "period_blocks",
     "period_models",
+    "profile_text",
     "weights_text",
 ]
 
@@ -58,26 +63,37 @@ SECTIONS: tuple[tuple[FeatureKind, str], ...] = (
 
 
 def fit_summary(model: RewardModel, source: object = None) -> str:
-    """What was fitted, in a sentence: countries, data, votes or decisions, penalty, time.
+    """What was fitted, in a sentence: countries, kind, data, votes or decisions, settings, time.
 
     Args:
-        model: a model of ``fit_reward_model`` or ``fit_deliberation_rewards``.
+        model: a model of ``fit_reward_model`` (any kind: its ``info["settings"]``, the
+            linear kind's ``l2`` and ``shrinkage``) or of ``fit_deliberation_rewards``.
         source: the data's name to show (default: the model's ``info["source"]``).
     """
     info = model.info
     source = info["source"] if source is None else source
-    penalty = f"l2={info['l2']}, shrinkage={info['shrinkage']}, {info['fit_seconds']:.1f} s"
+    if isinstance(model, LinearRewardModel):
+        settings = {"l2": info["l2"], "shrinkage": info["shrinkage"]}
+    else:
+        settings = info.get("settings", {})
+    details = ", ".join([*(f"{k}={v}" for k, v in settings.items()),
+                         f"{info['fit_seconds']:.1f} s"])  # fmt: skip
     if model.env_id == "assembly/Deliberation-v0":
         return (
             f"Fitted {len(model.countries)} countries' Deliberation-v0 rewards on {source} "
             f"({info['resolutions']} resolutions, {sum(info['n_decisions'].values())} recorded "
-            f"decisions, {info['n_partial']} partial episodes; {penalty}, log-likelihood "
+            f"decisions, {info['n_partial']} partial episodes; {details}, log-likelihood "
             f"{info['log_likelihood']:.3f} nats per decision)."
         )
     first, last = info["sessions"]
+    history = model.require_history()  # the votes fitted
+    rows = [history.country_index(country) for country in model.countries]
+    votes = int((history.votes[rows] != ABSENT).sum())
+    if "converged" in info:
+        details += f", converged={info['converged']}"
     return (
-        f"Fitted {len(model.countries)} countries on {source}, sessions {first}–{last} "
-        f"({sum(info['n_votes'].values())} votes; {penalty}, converged={info['converged']})."
+        f"Fitted {len(model.countries)} countries' {model.kind} rewards on {source}, sessions "
+        f"{first}–{last} ({votes} votes; {details})."
     )
 
 
@@ -100,15 +116,15 @@ def effects_text(model: RewardModel, country: str, top: int = 8) -> tuple[str, p
     obs = country_decisions(model, [name])[name]
     table = vote_effects(model, name, obs)
     first, last = model.info.get("sessions", ["?", "?"])
-    ci = "95% CI by the delta method" if model.standard_errors is not None else "no CIs (fit "
-    ci += "" if model.standard_errors is not None else "without standard errors)"
+    actions = model.action_names
+    intervals = table[[f"{a}_low" for a in actions]].notna().to_numpy().any()
+    ci = "95% CI" if intervals else _no_ci(model)
     lines = [
         f"What moves {name}{_possessive(name)} votes ({len(obs)} votes, sessions {first}–{last}): "
         "the change in the probability of each vote, in points, when a feature moves from its "
         "10th to its 90th percentile over these votes (smallest → largest where those "
         f"coincide), the others as they were; [{ci}]."
     ]
-    actions = model.action_names
     for _, row in table[table["kind"] == "preference"].head(1).iterrows():
         action = max(actions, key=lambda a: abs(row[a]))
         change = f"{100 * row[action]:+.1f} points"
@@ -134,18 +150,18 @@ def effects_text(model: RewardModel, country: str, top: int = 8) -> tuple[str, p
 
 
 def weights_text(
-    model: RewardModel, country: str | None = None, relative_to: str | None = None
+    model: LinearRewardModel, country: str | None = None, relative_to: str | None = None
 ) -> tuple[str, pd.DataFrame]:
     """One country's weights table (None: their mean and spread across countries).
 
     Args:
-        model: the fitted model.
+        model: the fitted linear model.
         country: a country it knows (None: all of them).
         relative_to: each action's weights minus this action's (None: the model's
             ``reference_action``, if any; ``"none"``: the raw weights).
 
     Returns:
-        The text, and :meth:`RewardModel.explain`'s table.
+        The text, and :meth:`~assembly_gym.irl.linear.LinearRewardModel.explain`'s table.
     """
     reference = relative_to or model.info.get("reference_action")
     reference = None if reference == "none" else reference
@@ -158,10 +174,7 @@ def weights_text(
     else:
         title = f"Mean and spread of reward weights across {len(model.countries)} countries"
         title += relative
-    unsigned = {c: "{:.3f}".format for c in table.columns if c.endswith(("_se", "_sd"))}
-    with pd.option_context("display.max_rows", None, "display.width", 160):
-        shown = table.to_string(formatters=unsigned, float_format=lambda v: f"{v:+.3f}")
-    lines = [title, shown]
+    lines = [title, _table_text(table)]
     if reference:  # the reference action's own weights (mean over countries if none named)
         a = model.action_names.index(reference)
         weights = model.weights(country)[a] if country else model.theta[:, a].mean(axis=0)
@@ -172,52 +185,123 @@ def weights_text(
     return "\n".join(lines), table
 
 
+def profile_text(model: RewardModel) -> tuple[str, pd.DataFrame]:
+    """The mean and spread across countries of each value of the model's profile.
+
+    The profile (:meth:`~assembly_gym.irl.base.RewardModel.profile`) is what describes each
+    country's reward: a linear model's weights, by default the vote probabilities on the last
+    training session's roll calls. Values named by action (``"<action>:<label>"`` or
+    ``"<label>:<action>"``) are one row per label with ``<action>_mean`` and ``<action>_sd``;
+    others one row each with ``mean`` and ``sd``; the largest means first.
+
+    Returns:
+        The text, and the table it shows.
+
+    Raises:
+        DataError: a profile that needs the training history the model does not carry.
+    """
+    values, names = model.profile()
+    grid = action_grid(names, model.action_names)
+    labels, where = grid or (tuple(names), np.arange(len(names))[None])
+    prefixes = [f"{a}_" for a in model.action_names] if grid else [""]
+    table = pd.DataFrame(index=pd.Index(labels))
+    for prefix, columns in zip(prefixes, where, strict=True):
+        table[f"{prefix}mean"] = values[:, columns].mean(axis=0)
+        table[f"{prefix}sd"] = values[:, columns].std(axis=0)
+    largest = table.filter(like="mean").abs().max(axis=1)
+    table = table.loc[largest.sort_values(ascending=False, kind="stable").index]
+    what = "its profile"
+    if type(model).profile is RewardModel.profile:
+        what = "its vote probabilities on each roll call (rcid) of the last training session"
+    title = (
+        f"Mean and spread across {len(model.countries)} countries of what describes each "
+        f"country's {model.kind} reward: {what} (--country NAME: what moves its votes)"
+    )
+    return f"{title}\n{_table_text(table)}", table
+
+
+def _table_text(table: pd.DataFrame) -> str:
+    """Every row of a table of signed values, its spreads and standard errors unsigned."""
+    unsigned = {c: "{:.3f}".format for c in table.columns if c.endswith(("_se", "_sd", "sd"))}
+    with pd.option_context("display.max_rows", None, "display.width", 160):
+        return table.to_string(formatters=unsigned, float_format=lambda v: f"{v:+.3f}")
+
+
 def comparison_text(
     model: RewardModel, first: str, second: str, top: int = 8
 ) -> tuple[str, pd.DataFrame]:
-    """Where two countries' weights differ most (largest |z| first) and where they agree.
+    """Where two countries' rewards differ most and where they agree.
+
+    A linear model compares the weights (:func:`~assembly_gym.irl.explanation.compare_weights`,
+    scaled by each feature's span over both countries' votes), other kinds the effects on the
+    vote probabilities over both countries' votes
+    (:func:`~assembly_gym.irl.explanation.compare_effects`).
 
     Returns:
-        The text, and :func:`~assembly_gym.irl.explanation.compare_weights`'s table.
+        The text, and the comparison's table.
 
     Raises:
-        DataError: an unknown country, or the same one twice.
+        DataError: an unknown country, the same one twice, or a model of another kind than
+            linear without its training votes.
     """
     names = [model.countries[model.country_index(c)] for c in (first, second)]
     if names[0] == names[1]:
         raise DataError("irl compare", f"A and B are both {names[0]}: name two countries")
-    obs = None
-    if has_decisions(model):
-        obs = np.concatenate(list(country_decisions(model, names).values()))
-    table = compare_weights(model, names[0], names[1], obs)
-    scale = "weight × the feature's 10th → 90th percentile span over both countries' votes"
-    actions = model.action_names
+    if isinstance(model, LinearRewardModel):
+        obs = _both_decisions(model, names) if has_decisions(model) else None
+        table, scale = compare_weights(model, names[0], names[1], obs), 1.0
+        span = "weight × the feature's 10th → 90th percentile span over both countries' votes"
+        span = span if obs is not None else "raw weights"
+        what = f"reward weights ({names[0]} − {names[1]}; {span}: log-odds units, centred)"
+    else:
+        obs = _both_decisions(model, names)
+        table, scale = compare_effects(model, names[0], names[1], obs), 100.0
+        what = (f"effects ({names[0]} − {names[1]}): the change in the vote's probability, in "
+                "points, when the feature moves from its 10th to its 90th percentile over both "
+                "countries' votes")  # fmt: skip
     features = table[table["kind"] != "bias"]
-    agree = features[features["z"] < Z95] if model.standard_errors is not None else features
-    differ = features.head(top)
+    intervals = bool(features["z"].notna().any())
+    if intervals:
+        agree = features[features["z"] < Z95]
+        differ, agreeing, ci = "largest |z| of the difference", "no difference at 95%", "95% CIs"
+    else:
+        agree = features[features["largest"] < features["shared"]]
+        differ, agreeing, ci = "largest difference", "by more than they differ", _no_ci(model)
     agree = agree.sort_values("shared", ascending=False).head(top)
-    width = _feature_width(pd.concat([differ, agree])["description"])
+    differ_rows = features.head(top)
+    actions = model.action_names
+    width = _feature_width(pd.concat([differ_rows, agree])["description"])
     header = "".join(f"{a:>24}" for a in actions)
     lines = [
-        f"{names[0]} vs {names[1]}: per feature and vote, the difference of their reward weights "
-        f"({names[0]} − {names[1]}; {scale if obs is not None else 'raw weights'}: log-odds "
-        "units, centred over votes) with 95% CIs from both standard errors.",
-        "", "Where they differ most (largest |z| of the difference first)",
-        f"{'':3}{'feature':<{width}}{'kind':<12}{header}{'|z|':>7}",
+        f"{names[0]} vs {names[1]}: per feature and vote, the difference of their {what}; "
+        f"[{ci}].", "", f"Where they differ most ({differ} first)",
+        f"{'':3}{'feature':<{width}}{'kind':<12}{header}" + (f"{'|z|':>7}" if intervals else ""),
     ]  # fmt: skip
-    for rank, (_, row) in enumerate(differ.iterrows(), 1):
-        cells = "".join(f"{_difference(row, a):>24}" for a in actions)
-        lines.append(f"{rank:>2} {row['description']:<{width}}{row['kind']:<12}{cells}"
-                     f"{row['z']:>7.1f}")  # fmt: skip
-    lines += ["", f"Where they agree (both weigh it, no difference at 95%; {names[0]} / "
-              f"{names[1]})", f"{'':3}{'feature':<{width}}{'kind':<12}{header}"]  # fmt: skip
+    for rank, (_, row) in enumerate(differ_rows.iterrows(), 1):
+        cells = "".join(f"{_difference(row, a, scale):>24}" for a in actions)
+        z = f"{row['z']:>7.1f}" if intervals else ""
+        lines.append(f"{rank:>2} {row['description']:<{width}}{row['kind']:<12}{cells}{z}")
+    lines += ["", f"Where they agree (both move with it, {agreeing}; {names[0]} / {names[1]})",
+              f"{'':3}{'feature':<{width}}{'kind':<12}{header}"]  # fmt: skip
     for rank, (_, row) in enumerate(agree.iterrows(), 1):
         cells = "".join(
-            f"{row[f'{a}_{names[0]}']:+.2f} / {row[f'{a}_{names[1]}']:+.2f}".rjust(24)
-            for a in actions
-        )
+            f"{scale * row[f'{a}_{names[0]}']:+.2f} / {scale * row[f'{a}_{names[1]}']:+.2f}"
+            .rjust(24) for a in actions
+        )  # fmt: skip
         lines.append(f"{rank:>2} {row['description']:<{width}}{row['kind']:<12}{cells}")
     return "\n".join(lines), table
+
+
+def _both_decisions(model: RewardModel, names: list[str]) -> np.ndarray:
+    """The countries' training decisions, stacked (N, d)."""
+    return np.concatenate(list(country_decisions(model, names).values()))
+
+
+def _no_ci(model: RewardModel) -> str:
+    """Why a table has no confidence intervals."""
+    if isinstance(model, LinearRewardModel):
+        return "no CI (fitted without standard errors)"
+    return f"no CI (the {model.kind} kind gives none)"
 
 
 def _possessive(name: str) -> str:
@@ -231,10 +315,10 @@ def _interval(value: float, low: float, high: float) -> str:
     return text if np.isnan(low) else f"{text} [{100 * low:+5.1f}, {100 * high:+5.1f}]"
 
 
-def _difference(row: pd.Series, action: str) -> str:
-    """A weight difference with its 95% interval (none where NaN)."""
-    text = f"{row[action]:+.2f}"
-    low, high = row[f"{action}_low"], row[f"{action}_high"]
+def _difference(row: pd.Series, action: str, scale: float) -> str:
+    """A difference (times ``scale``) with its 95% interval (none where NaN)."""
+    text = f"{scale * row[action]:+.2f}"
+    low, high = scale * row[f"{action}_low"], scale * row[f"{action}_high"]
     return text if np.isnan(low) else f"{text} [{low:+.2f}, {high:+.2f}]"
 
 
@@ -355,7 +439,7 @@ def over_time_text(found: EffectsOverTime, top: int = 8) -> str:
     name = found.country
     lines = [f"How {name}{_possessive(name)} votes moved with each feature, by period: the "
              "change in P(yes), in points, for a 10th → 90th percentile move (within the "
-             "period); every vote and 95% CIs in --csv"]  # fmt: skip
+             "period); every vote, and its 95% CI where the kind gives one, in --csv"]  # fmt: skip
     for kind, title in SECTIONS:
         if chosen := found.top(kind, top):
             with pd.option_context("display.width", 200, "display.max_columns", None):

@@ -1,21 +1,26 @@
-"""MaxEnt IRL on ``RollCall-v0``: every country's votes → one batched fit → a ``RewardModel``.
+"""Rewards learned from roll calls: every country's votes → one fit of any kind → a model.
 
 Each vote is a one-step decision (horizon 1): the MaxEnt reward is the multinomial logit of
-the country's votes (docs/irl.md, section "What it computes"); all countries are fitted by
-one :func:`assembly_gym.irl.maxent.fit_maxent` call.
+the country's votes (docs/irl.md, section "What it computes"). :func:`fit_reward_model`
+describes every vote as ``RollCall-v0`` does (each session by the sessions before it), fits
+the kind it is given (:func:`~assembly_gym.irl.base.reward_kinds`) and keeps the data as the
+model's history, so the model forecasts later roll calls. With no kind and no features it
+fits :data:`DEFAULT_KIND` on :data:`DEFAULT_FEATURES`, the configuration chosen on
+validation sessions cut from the training sessions (docs/irl.md, "The default").
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     >>> data = generate_assembly(SyntheticConfig(n_countries=4, n_sessions=3)).data
-    >>> model = fit_reward_model(data, l2=10.0, standard_errors=False)
+    >>> model = fit_reward_model(data, kind="linear", l2=10.0, standard_errors=False)
     >>> model.theta.shape[:2]
     (4, 3)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -23,83 +28,54 @@ from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, Vote
 from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
-from assembly_gym.irl.maxent import MaxEntFit, Shrinkage, decision_problem, fit_maxent
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import Decisions, RewardModel, reward_kind
 
-__all__ = ["ACTION_NAMES", "fit_demonstrations", "fit_reward_model"]
+__all__ = [
+    "ACTION_NAMES",
+    "DEFAULT_FEATURES",
+    "DEFAULT_KIND",
+    "demonstration_decisions",
+    "fit_reward_model",
+]
 
 ACTION_NAMES = tuple(v.name.lower() for v in Vote)
+DEFAULT_KIND = "mixture"
+"""The reward kind ``irl fit`` and the bench's default agent fit (chosen on validation)."""
+DEFAULT_FEATURES = FeatureConfig(log_shares=True, relations=True, allies=20, lineage=True)
+"""The roll-call features of the default configuration (chosen on validation)."""
 
 
-def fit_demonstrations(
-    demos_by_country: Mapping[str, Sequence[Demonstration]],
-    *,
-    l2: float = 10.0,
-    shrinkage: Shrinkage = "global",
-    blocs: Mapping[str, int] | None = None,
-    standard_errors: bool = True,
-    tol: float = 1e-6,
-    progress: bool = False,
-) -> MaxEntFit:
-    """One batched horizon-1 MaxEnt fit of several countries' one-step demonstrations.
-
-    Args:
-        demos_by_country: country → its demonstrations (every step is one decision).
-        l2: prior precision λ on standardised weights.
-        shrinkage: "none", "global" or "bloc" (see :func:`assembly_gym.irl.maxent.fit_maxent`).
-        blocs: country → bloc id, for ``shrinkage="bloc"``.
-        standard_errors: compute Laplace standard errors.
-        tol: L-BFGS gradient tolerance (nats per vote).
-        progress: show L-BFGS progress.
+def demonstration_decisions(
+    demos_by_country: dict[str, list[Demonstration]], obs_names: Sequence[str],
+    action_names: Sequence[str] = ACTION_NAMES,
+) -> Decisions:  # fmt: skip
+    """Every country's one-step demonstrations stacked as :class:`Decisions`.
 
     Raises:
         DataError: when there is no country or a country has no demonstration.
-
-    Warns:
-        SeparationWarning: naming the countries whose weights diverge (separable votes; see
-            :attr:`~assembly_gym.irl.maxent.MaxEntFit.separated`).
     """
     if not demos_by_country:
         raise DataError("demonstrations", "no country to fit: the demonstrations are empty")
-    stacked = []
-    for country, demos in demos_by_country.items():
+    parts = []
+    for row, (country, demos) in enumerate(demos_by_country.items()):
         if not demos:
             raise DataError("demonstrations", f"{country!r} has no demonstration to fit on")
-        stacked.append(Demonstration.stack(demos))
-    obs, acts, masks = zip(*stacked, strict=True)  # each a tuple with one array per country
-    mdp, features, expert = decision_problem(obs, acts, masks)
-    bloc_ids = None
-    if blocs is not None:
-        missing = [c for c in demos_by_country if c not in blocs]
-        if missing:
-            raise DataError("blocs", f"no bloc given for {missing[:3]}", field="country")
-        bloc_ids = np.array([blocs[c] for c in demos_by_country])
-    return fit_maxent(
-        mdp,
-        features,
-        expert,
-        l2=l2,
-        shrinkage=shrinkage,
-        blocs=bloc_ids,
-        tol=tol,
-        standard_errors=standard_errors,
-        progress=progress,
-        group_names=list(demos_by_country),
-    )
+        obs, acts, masks = Demonstration.stack(demos)
+        parts.append((np.full(len(acts), row, dtype=np.int64), obs, acts, masks))
+    rows, obs, acts, masks = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return Decisions(tuple(demos_by_country), rows, obs.astype(np.float64), acts.astype(np.int64),
+                     masks.astype(bool), tuple(obs_names), tuple(action_names))  # fmt: skip
 
 
 def fit_reward_model(
     data: RollCallData,
     countries: Sequence[str] | None = None,
     *,
-    l2: float = 10.0,
-    shrinkage: Shrinkage = "global",
-    blocs: Mapping[str, int] | None = None,
+    kind: str = DEFAULT_KIND,
     feature_config: FeatureConfig | None = None,
     reward_features: Sequence[str] | None = None,
-    standard_errors: bool = True,
-    tol: float = 1e-6,
     progress: bool = False,
+    **settings: Any,
 ) -> RewardModel:
     """Learn the reward of every country (or the given ones) from its votes in ``data``.
 
@@ -109,24 +85,23 @@ def fit_reward_model(
     Args:
         data: the training roll calls and votes.
         countries: which countries (default: every country that voted at least once).
-        l2: prior precision λ on standardised weights.
-        shrinkage: "none", "global" or "bloc".
-        blocs: country → bloc id, for ``shrinkage="bloc"``.
-        feature_config: feature settings (default: the env's defaults).
+        kind: the reward kind (:func:`~assembly_gym.irl.base.reward_kinds`).
+        feature_config: feature settings (default: :data:`DEFAULT_FEATURES`).
         reward_features: the observation names the reward reads (default: all of them).
-        standard_errors: compute Laplace standard errors.
-        tol: L-BFGS gradient tolerance (nats per vote).
         progress: show progress.
+        **settings: the kind's own (e.g. ``l2``, ``standard_errors`` of "linear").
 
     Raises:
         DataError: for unknown countries, a country without votes, or data without votes.
-        ValueError: for reward features that are not observation names.
+        ValueError: an unknown kind, or reward features that are not observation names.
 
     Warns:
-        SeparationWarning: naming the countries whose weights diverge; the model's ``info``
-            lists them under ``"separated"`` and says ``"converged": False``.
+        SeparationWarning: ("linear") naming the countries whose weights diverge; the
+            model's ``info`` lists them under ``"separated"`` and says ``"converged": False``.
     """
-    config = feature_config or FeatureConfig()
+    model_class = reward_kind(kind)
+    config = feature_config or DEFAULT_FEATURES
+
     layout = feature_names(config, history=data)
     reward_features = tuple(reward_features) if reward_features is not None else layout
     unknown = [n for n in reward_features if n not in layout]
@@ -151,41 +126,10 @@ def fit_reward_model(
         if len(columns) != len(layout):
             demo = replace(demo, obs=demo.obs[:, columns])
         grouped[demo.country].append(demo)
-    fit = fit_demonstrations(
-        grouped,
-        l2=l2,
-        shrinkage=shrinkage,
-        blocs=blocs,
-        standard_errors=standard_errors,
-        tol=tol,
-        progress=progress,
-    )
+    decisions = demonstration_decisions(grouped, reward_features)
+    model = model_class.fit(decisions, progress=progress, **settings)
     sessions = data.sessions
-    separated = None  # not checked
-    if fit.separated is not None:
-        separated = [c for c, flat in zip(countries, fit.separated, strict=True) if flat]
-    info = {
-        "source": data.source,
-        "sessions": [int(sessions[0]), int(sessions[-1])],
-        "l2": l2,
-        "shrinkage": shrinkage,
-        "converged": fit.converged,
-        "separated": separated,
-        "iterations": fit.iterations,
-        "fit_seconds": round(fit.seconds, 3),
-        "n_votes": {c: int(n) for c, n in zip(countries, fit.n_steps, strict=True)},
-        "log_likelihood_per_vote": {
-            c: float(v) for c, v in zip(countries, fit.log_likelihood, strict=True)
-        },
-    }
-    return RewardModel(
-        tuple(countries),
-        ACTION_NAMES,
-        reward_features,
-        fit.theta,
-        fit.standard_errors,
-        feature_config=config,
-        info=info,
-        history=data,
-        layout=layout,
-    )
+    votes = np.bincount(decisions.rows, minlength=len(decisions.countries))
+    info = {"source": data.source, "sessions": [int(sessions[0]), int(sessions[-1])],
+            "n_votes": dict(zip(decisions.countries, votes.tolist(), strict=True)), **model.info}
+    return replace(model, feature_config=config, info=info, history=data, layout=layout)

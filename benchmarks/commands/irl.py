@@ -4,6 +4,8 @@ Examples:
     $ assembly-gym irl fit --synthetic --out models/synthetic
     $ assembly-gym irl fit --data ../shared/data/unvotes --sessions 1-60 --all --out models/un
     $ assembly-gym irl explain models/un --country France
+    $ assembly-gym irl fit --synthetic --kind linear --out models/linear
+    $ assembly-gym irl explain models/linear --country "Country 001" --weights
     $ assembly-gym irl fit --data ../shared/data/un_documents --folds 5 --out models/docs
     $ assembly-gym irl explain models/docs --country France   # relative to no_action
     $ assembly-gym irl predict models/un --data ../shared/data/unvotes --sessions 61-69 --out v.csv
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,14 +35,12 @@ from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_trajectories
 from assembly_gym.envs.legislative.sources import roll_call_attributes, roll_call_data
 from assembly_gym.irl import report
+from assembly_gym.irl.base import MODEL_FILE, MODEL_KIND, RewardModel, reward_kinds
+from assembly_gym.irl.linear import DEFAULT_L2, LinearRewardModel
 from assembly_gym.irl.maxent import Shrinkage
-from assembly_gym.irl.reward_model import MODEL_FILE, MODEL_KIND, RewardModel
+from assembly_gym.irl.rollcall import DEFAULT_FEATURES, DEFAULT_KIND
 
-__all__ = ["DEFAULT_REAL_L2", "register", "run_compare", "run_explain", "run_fit", "run_predict"]
-
-DEFAULT_REAL_L2 = 1000.0
-"""λ for real data, chosen by ``assembly-gym experiment irl_forecast`` inside the training
-sessions only (fit on sessions ≤ 55, best log-loss on 56–60 among 30, 100, …, 10,000)."""
+__all__ = ["register", "run_compare", "run_explain", "run_fit", "run_predict"]
 
 
 class _ModelFolder(arguments.ArtifactFolder):
@@ -68,11 +68,16 @@ def _csv() -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class Fit:
-    """Fit each country's reward weights by maximum entropy IRL and save them as a model folder.
+    """Fit each country's reward by maximum entropy IRL and save it as a model folder.
 
-    On its recorded votes (or a trajectory folder's decisions), with Laplace standard errors.
+    On its recorded votes, by default the configuration chosen on validation sessions (the
+    bench's default reward); or a trajectory folder's decisions (linear, multi-step).
     """
 
+    kind: str | None = flags.option(
+        f"the reward kind (default: {DEFAULT_KIND}, chosen on validation; linear for a "
+        "trajectory folder)", choices=reward_kinds(),
+    )  # fmt: skip
     data: str | None = flags.data(
         "an unvotes folder (or UNDL CSV): RollCall-v0 rewards; a folder of trajectory files "
         "(*.trajectory.json, *.genealogy.json, *.marcxml[.gz]): multi-step Deliberation-v0 "
@@ -93,37 +98,28 @@ class Fit:
         f"MODEL_DIR/{report.PERIOD_PREFIX}A-B, for `irl explain --over-time`",
         metavar="N", minimum=1,
     )  # fmt: skip
-    l2: float | None = flags.option(
-        "prior precision on standardised weights (default: the validated "
-        "value for real data, 10 otherwise)", minimum=0,
-    )  # fmt: skip
-    shrinkage: Literal["none", "global"] = flags.option(
-        "shrink each country toward the pooled fit of all countries", "global"
-    )
     plain_features: bool = flags.switch(
-        "the env's default features only (default: also the log-scaled vote shares, "
-        "FeatureConfig(log_shares=True), which forecast better)"
+        "the env's default features only, FeatureConfig() (default: the validated ones, also "
+        "the log-scaled vote shares, the agreement with the United States, Russia, China, "
+        "India and the majority, the 20 closest allies' votes and the resolution's lineage)"
     )
     text: Literal["hashed", "topics"] = flags.option(
         "how a roll call's text is described: hashed word buckets (default) or topics fitted on "
         "the training texts, each named by its top words, which `irl explain` then reads out "
         "(FeatureConfig.text)", "hashed",
     )  # fmt: skip
-    relations: bool = flags.switch(
-        "also the country's agreement with the United States, Russia, China, India and the "
-        "majority on similar earlier roll calls (FeatureConfig.relations)"
-    )
-    allies: int = flags.option(
-        "also how the country's K closest allies (by agreement in earlier sessions) voted on "
-        "similar earlier roll calls (FeatureConfig.allies; the bench uses 20; default 0: none)",
-        0, metavar="K", minimum=0,
+    l2: float | None = flags.option(
+        f"--kind linear: prior precision on standardised weights (default {DEFAULT_L2:g}, "
+        "chosen on validation sessions of the real votes; 10 for a trajectory folder)",
+        minimum=0,
     )  # fmt: skip
-    lineage: bool = flags.switch(
-        "also the country's vote on the resolution's latest earlier version, matched by title "
-        "words (FeatureConfig.lineage); `--relations --allies 20 --lineage` are the bench's "
-        "features"
+    shrinkage: Literal["none", "global"] | None = flags.option(
+        "--kind linear: shrink each country toward the pooled fit of all countries (global, "
+        "the default) or not (none)"
     )
-    no_standard_errors: bool = flags.switch("skip the Laplace standard errors (faster)")
+    no_standard_errors: bool = flags.switch(
+        "--kind linear: skip the Laplace standard errors (faster; no CIs)"
+    )
     folds: int | None = flags.option(
         "trajectory folders: also K-fold cross-validation by resolution (seeded by --seed): "
         "held-out log-likelihood per recorded decision, per fold, mean and spread",
@@ -135,10 +131,11 @@ class Fit:
 
 @dataclass(frozen=True, kw_only=True)
 class Explain:
-    """Read a fitted model: the features that move a country's votes most, or its weights.
+    """Read a fitted model of any kind: the features that move a country's votes most.
 
-    Each feature's effect with a 95% CI, the country's weights table, how its effects moved
-    between periods, or the weights of all countries at once.
+    Each feature's effect (with a 95% CI where the kind gives one), how its effects moved
+    between periods, or all countries at once (the mean and spread of their weights, or of what
+    describes their rewards); a linear model's weights table.
     """
 
     model: Path = flags.positional(
@@ -147,11 +144,11 @@ class Explain:
     )  # fmt: skip
     country: str | None = flags.option(
         "one country: the features that move its votes most, each's effect on P(yes / no / "
-        "abstain) with 95%% CIs, preferences apart from habits (default: the mean and spread "
-        "of the weights across countries)", metavar="NAME",
+        "abstain) (linear: with 95%% CIs), preferences apart from habits (default: the mean "
+        "and spread across countries of the weights, or of the kind's profile)", metavar="NAME",
     )  # fmt: skip
-    weights: bool = flags.switch("print the country's weights table (weights, standard errors, z) "
-                                 "instead")  # fmt: skip
+    weights: bool = flags.switch("a linear model: print the weights table (weights, standard "
+                                 "errors, z) instead")  # fmt: skip
     over_time: bool = flags.switch("MODEL_DIR holds one model per period (`irl fit --by-period`): "
                                    "how the country's effects moved")  # fmt: skip
     top: int = _top()
@@ -161,16 +158,17 @@ class Explain:
         type=arguments.output_file, metavar="FILE.png",
     )  # fmt: skip
     relative_to: str | None = flags.option(
-        "report each action's weights minus this action's (default: no_action for "
+        "a linear model: each action's weights minus this action's (default: no_action for "
         "Deliberation-v0 models, whose weights are identified only relative to an action; "
         "'none': the raw weights)", metavar="ACTION",
     )  # fmt: skip
     plots: Path | None = flags.option(
-        "also write weights_heatmap.png (countries: see --plot-countries) and dendrogram.png "
-        "(every country) into DIR", type=arguments.output_folder, metavar="DIR",
+        "also write reward_heatmap.png of what describes each reward (the weights of a linear "
+        "model; countries: see --plot-countries) and dendrogram.png (every country) into DIR",
+        type=arguments.output_folder, metavar="DIR",
     )  # fmt: skip
     plot_countries: int = flags.option(  # irl.analysis.TOP_COUNTRIES: --help imports no matplotlib
-        "with --plots: the heatmap draws the N countries with the largest weight norms "
+        "with --plots: the heatmap draws the N countries with the largest norms "
         "(default: 30; 0: all of them)", 30, type=arguments.Number(int, low=1, special=0),
         metavar="N",
     )  # fmt: skip
@@ -178,7 +176,10 @@ class Explain:
 
 @dataclass(frozen=True, kw_only=True)
 class Compare:
-    """Compare two countries of a fitted model: the weights on which they differ most, or agree."""
+    """Compare two countries of a fitted model: where their rewards differ most, and agree.
+
+    A linear model by its weights (with 95% CIs), other kinds by their effects on the votes.
+    """
 
     model: Path = _model()
     first: str = flags.positional("a country (name, alias or ISO code)", metavar="A")
@@ -216,7 +217,7 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     actions = flags.add_actions(subparsers, "irl", help_text, "MaxEnt inverse RL on RollCall-v0: "
                                 "fit, explain and forecast with rewards.")  # fmt: skip
     flags.add_command(actions, "fit", run_fit, "fit rewards and save a model folder", Fit)
-    explain = "what moves a country's votes (effects with 95%% CIs), or the weights"
+    explain = "what moves a country's votes (effects, 95%% CIs where the kind gives them)"
     flags.add_command(actions, "explain", run_explain, explain, Explain)
     compare = "where two countries' rewards differ most and where they agree"
     flags.add_command(actions, "compare", run_compare, compare, Compare)
@@ -226,7 +227,18 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
 
 def run_fit(args: argparse.Namespace) -> int:
     """Fit and save; prints a one-paragraph summary."""
-    if args.data is not None and data_kind(args.data) == "trajectories":
+    trajectories = args.data is not None and data_kind(args.data) == "trajectories"
+    kind = args.kind or ("linear" if trajectories else DEFAULT_KIND)
+    linear_only = {"--l2": args.l2 is not None, "--shrinkage": args.shrinkage is not None,
+                   "--no-standard-errors": args.no_standard_errors}  # fmt: skip
+    given = [flag for flag, on in linear_only.items() if on]
+    if given and kind != "linear":
+        default = "" if args.kind else " (the default): add --kind linear"
+        raise DataError(given[0], f"applies to --kind linear only, not --kind {kind}{default}")
+    if trajectories:
+        if kind != "linear":
+            raise DataError("--kind", f"{kind} rewards are one-step only (RollCall-v0); a "
+                            "trajectory folder's Deliberation-v0 rewards are linear")  # fmt: skip
         if args.by_period is not None:
             raise DataError("--by-period", "splits roll calls by session; trajectory folders "
                             "are fitted whole")  # fmt: skip
@@ -244,7 +256,7 @@ def run_fit(args: argparse.Namespace) -> int:
     if args.sessions is not None:
         data = data.select_sessions(*args.sessions)
     if args.by_period is None:
-        _fit_and_save(data, args.country, args, args.out)
+        _fit_and_save(data, args.country, kind, args, args.out)
         return 0
     for old in periods:
         shutil.rmtree(old)
@@ -253,24 +265,26 @@ def run_fit(args: argparse.Namespace) -> int:
             first, last = block.sessions[0], block.sessions[-1]
             print(f"Sessions {first}–{last}: none of the countries voted; skipped")
         else:
-            _fit_and_save(block, countries, args, args.out / name)
+            _fit_and_save(block, countries, kind, args, args.out / name)
     return 0
 
 
 def _fit_and_save(
-    data: RollCallData, countries: list[str] | None, args: argparse.Namespace, out: Path
-) -> None:
+    data: RollCallData, countries: list[str] | None, kind: str, args: argparse.Namespace,
+    out: Path,
+) -> None:  # fmt: skip
     """Fit ``countries`` (None: all with votes) on ``data``, save to ``out``, print a summary."""
     from assembly_gym.irl.rollcall import fit_reward_model
 
-    l2 = args.l2 if args.l2 is not None else (DEFAULT_REAL_L2 if args.data else 10.0)
-    config = FeatureConfig(
-        log_shares=not args.plain_features, text=args.text, relations=args.relations,
-        allies=args.allies, lineage=args.lineage,
-    )  # fmt: skip
+    config = FeatureConfig() if args.plain_features else DEFAULT_FEATURES
+    settings: dict[str, Any] = {}
+    if kind == "linear":
+        settings = {"l2": DEFAULT_L2 if args.l2 is None else args.l2,
+                    "shrinkage": args.shrinkage or "global",
+                    "standard_errors": not args.no_standard_errors}  # fmt: skip
     model = fit_reward_model(
-        data, countries, feature_config=config, l2=l2, shrinkage=args.shrinkage,
-        standard_errors=not args.no_standard_errors, progress=not args.quiet,
+        data, countries, kind=kind, feature_config=replace(config, text=args.text),
+        progress=not args.quiet, **settings,
     )  # fmt: skip
     model.save(out)
     print(f"{report.fit_summary(model)}\nSaved to {out}")
@@ -282,7 +296,7 @@ def _fit_trajectories(args: argparse.Namespace) -> int:
 
     records = records_from_trajectories(load_trajectories(args.data))
     l2 = args.l2 if args.l2 is not None else 10.0
-    shrinkage: Shrinkage = "global" if args.shrinkage == "global" else "none"
+    shrinkage: Shrinkage = args.shrinkage or "global"
     if args.folds is not None:
         _print_folds(records, args.folds, args.seed, l2, shrinkage, args.country)
     model = fit_deliberation_rewards(records, args.country, l2=l2, shrinkage=shrinkage,
@@ -331,29 +345,46 @@ def run_explain(args: argparse.Namespace) -> int:
         raise DataError(args.model, "holds one model per period: add --over-time, or name one "
                         "of its sessions-A-B folders")  # fmt: skip
     model = RewardModel.load(args.model)
-    if args.country is not None and not args.weights and report.has_decisions(model):
+    linear = isinstance(model, LinearRewardModel)
+    for flag, given in (("--weights", args.weights), ("--relative-to", args.relative_to)):
+        if given and not linear:
+            raise DataError(flag, f"reads a linear model's weights; a {model.kind} model has "
+                            "none (its effects: --country NAME)")  # fmt: skip
+    effects = args.country is not None and not args.weights
+    if effects and (report.has_decisions(model) or not linear):
         text, table = report.effects_text(model, args.country, args.top)
-    else:
+    elif isinstance(model, LinearRewardModel):
         text, table = report.weights_text(model, args.country, args.relative_to)
+    else:
+        text, table = report.profile_text(model)
     print(text)
     _write_csv(args.csv, table)
     if args.plots is not None:
-        from assembly_gym.irl.analysis import plot_dendrogram, plot_weights_heatmap
-
-        args.plots.mkdir(parents=True, exist_ok=True)
-        heatmap = plot_weights_heatmap(model.theta, model.countries, model.weight_names,
-                                       args.plots / "weights_heatmap.png",
-                                       max_countries=args.plot_countries or None)  # fmt: skip
-        shown = args.plot_countries or len(model.countries)
-        if shown < len(model.countries):
-            print(f"Wrote {heatmap} (the {shown} of {len(model.countries)} countries with the "
-                  "largest weight norms; --plot-countries 0 draws every one)")  # fmt: skip
-        else:
-            print(f"Wrote {heatmap} (all {len(model.countries)} countries)")
-        if len(model.countries) > 1:
-            tree = plot_dendrogram(model.theta, model.countries, args.plots / "dendrogram.png")
-            print(f"Wrote {tree}")
+        _plot_profile(model, args.plots, args.plot_countries or None)
     return 0
+
+
+def _plot_profile(model: RewardModel, folder: Path, max_countries: int | None) -> None:
+    """``--plots``: the heatmap and dendrogram of the countries' profiles, into ``folder``."""
+    from assembly_gym.irl.analysis import plot_dendrogram, plot_weights_heatmap
+
+    values, names = model.profile()
+    folder.mkdir(parents=True, exist_ok=True)
+    if isinstance(model, LinearRewardModel):
+        title, label = "Learned reward weights", "weight (red: favours the action)"
+    else:
+        title, label = f"What describes each country's {model.kind} reward", "profile value"
+    heatmap = plot_weights_heatmap(values, model.countries, names, folder / "reward_heatmap.png",
+                                   actions=model.action_names, max_countries=max_countries,
+                                   title=title, label=label)  # fmt: skip
+    shown = max_countries or len(model.countries)
+    if shown < len(model.countries):
+        print(f"Wrote {heatmap} (the {shown} of {len(model.countries)} countries with the "
+              "largest norms; --plot-countries 0 draws every one)")  # fmt: skip
+    else:
+        print(f"Wrote {heatmap} (all {len(model.countries)} countries)")
+    if len(model.countries) > 1:
+        print(f"Wrote {plot_dendrogram(values, model.countries, folder / 'dendrogram.png')}")
 
 
 def _explain_over_time(args: argparse.Namespace) -> int:

@@ -31,7 +31,7 @@ from assembly_gym.core.artifact import write_artifact
 from assembly_gym.core.errors import DataError
 from assembly_gym.envs.legislative.data import RollCallData
 from assembly_gym.envs.legislative.sources import roll_call_data
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
 
 __all__ = ["RESULTS", "RESULTS_KIND", "register", "run"]
 

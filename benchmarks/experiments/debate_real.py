@@ -18,7 +18,7 @@ import argparse
 
 from assembly_gym.agents.debate.agent import DebateAllocatorAgent
 from assembly_gym.agents.debate.tendencies import Tendency
-from assembly_gym.agents.irl_agent import MaxEntIRLAgent
+from assembly_gym.agents.irl_agent import RewardModelAgent
 from assembly_gym.benchmarks.commands.arguments import SESSION
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import TemporalSplit, default_agents, evaluate
@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> None:
     data = roll_call_data(real_votes(args))
     split = TemporalSplit.of(data, args.last_train_session)
     agents = default_agents()
-    agents["maxent-irl"] = lambda layout: MaxEntIRLAgent(3, layout)
+    agents["maxent-irl (linear)"] = lambda layout: RewardModelAgent(
+        3, layout, kind="linear", shrinkage="none", standard_errors=False
+    )
     fitted: list[DebateAllocatorAgent] = []  # one per country, in the table's order
 
     def debate(layout):

@@ -1,8 +1,8 @@
 """Real held-out forecast: ``irl fit`` on sessions ≤ 60, ``irl predict`` on 61–69, one table.
 
 1. Features and λ are chosen inside the training sessions: fit ≤ 55, score log-loss on
-   56–60 (a forecast), for each of ``FEATURE_SETS`` at λ = ``REAL_L2``, then each λ of
-   ``--l2-grid`` on ``REAL_FEATURES`` (the bench's).
+   56–60 (a forecast), for each of ``FEATURE_SETS`` at λ = ``DEFAULT_L2``, then each λ of
+   ``--l2-grid`` on ``DEFAULT_FEATURES`` (the bench's).
 2. ``assembly-gym irl fit --data DIR --sessions 1-60`` with the bench's features and that λ,
    then ``assembly-gym irl predict MODEL --data DIR`` (which never opens the vote table).
 3. The forecasts are scored on every vote of sessions 61–69 by the countries that voted in
@@ -30,14 +30,14 @@ from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE, SESSION
 from assembly_gym.benchmarks.experiments import add_data_argument, real_votes
 from assembly_gym.benchmarks.harness import TemporalSplit
 from assembly_gym.benchmarks.suites import Options, SuiteResult, run_suite
-from assembly_gym.benchmarks.suites.catalog import REAL_FEATURES, REAL_L2
 from assembly_gym.benchmarks.suites.rollcall import UNVOTES
 from assembly_gym.benchmarks.sweep.votes import forecast_log_loss
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, load_unvotes
 from assembly_gym.envs.legislative.observation import FeatureConfig
-from assembly_gym.irl.rollcall import fit_reward_model
+from assembly_gym.irl.linear import DEFAULT_L2
+from assembly_gym.irl.rollcall import DEFAULT_FEATURES, fit_reward_model
 
 __all__ = ["FEATURE_SETS", "add_arguments", "bench_rows", "run", "validation_losses"]
 
@@ -48,11 +48,11 @@ CLI_AGENT = "maxent-irl (linear), irl fit + irl predict"
 FEATURE_SETS = {
     "log shares": FeatureConfig(log_shares=True),
     "log shares + agree_*": FeatureConfig(log_shares=True, relations=True),
-    "log shares + allies_*": FeatureConfig(log_shares=True, allies=REAL_FEATURES.allies),
-    "log shares + agree_* + allies_*": replace(REAL_FEATURES, lineage=False),
-    "log shares + agree_* + allies_* + lineage_* (REAL_FEATURES)": REAL_FEATURES,
+    "log shares + allies_*": FeatureConfig(log_shares=True, allies=DEFAULT_FEATURES.allies),
+    "log shares + agree_* + allies_*": replace(DEFAULT_FEATURES, lineage=False),
+    "log shares + agree_* + allies_* + lineage_* (DEFAULT_FEATURES)": DEFAULT_FEATURES,
 }
-"""The feature sets compared on validation sessions; the bench runs ``REAL_FEATURES``."""
+"""The feature sets compared on validation sessions; the bench runs ``DEFAULT_FEATURES``."""
 
 
 def validation_losses(
@@ -75,7 +75,7 @@ def validation_losses(
 def bench_rows(folder: Path, last_train_session: int) -> SuiteResult:
     """The ``unvotes`` suite of ``assembly-gym bench --data folder``, its cheap rows only.
 
-    ``BENCH_AGENTS``: the baselines and linear MaxEnt IRL (λ = ``REAL_L2``), seed 0.
+    ``BENCH_AGENTS``: the baselines and linear MaxEnt IRL (λ = ``DEFAULT_L2``), seed 0.
     """
     suite = replace(
         UNVOTES,
@@ -111,20 +111,20 @@ def run(args: argparse.Namespace) -> None:
     split = TemporalSplit.of(data, last_train)
     print(f"Data {folder}; {split.describe()}")
     print(f"Choosing the features: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}, "
-          f"λ = {REAL_L2:g}:")  # fmt: skip
-    validation_losses(split.train, {k: (v, REAL_L2) for k, v in FEATURE_SETS.items()}, last_fit)
+          f"λ = {DEFAULT_L2:g}:")  # fmt: skip
+    validation_losses(split.train, {k: (v, DEFAULT_L2) for k, v in FEATURE_SETS.items()}, last_fit)
     print(f"Choosing λ: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}:")
-    grid = {f"λ={l2:g}": (REAL_FEATURES, l2) for l2 in args.l2_grid}
+    grid = {f"λ={l2:g}": (DEFAULT_FEATURES, l2) for l2 in args.l2_grid}
     losses = validation_losses(split.train, grid, last_fit)
     l2 = grid[min(losses, key=losses.__getitem__)][1]
-    same = "the λ of `bench` and `irl fit`" if l2 == REAL_L2 else f"`bench` uses {REAL_L2:g}"
+    same = "the λ of `bench` and `irl fit`" if l2 == DEFAULT_L2 else f"`bench` uses {DEFAULT_L2:g}"
     print(f"  chosen λ = {l2:g} ({same})")
 
     with tempfile.TemporaryDirectory() as tmp:
         model_dir, out = Path(tmp) / "model", Path(tmp) / "predictions.csv"
         began = time.perf_counter()
         cli(["irl", "fit", "--data", str(folder), "--sessions", f"1-{last_train}", "--all",
-             "--relations", "--allies", str(REAL_FEATURES.allies), "--lineage", "--l2", str(l2),
+             "--kind", "linear", "--l2", str(l2),
              "--no-standard-errors", "--quiet", "--out", str(model_dir)])  # fmt: skip
         fit_seconds = time.perf_counter() - began
         began = time.perf_counter()

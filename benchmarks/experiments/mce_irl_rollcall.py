@@ -6,10 +6,10 @@ each country's last ``--max-decisions`` training roll calls. On the embedded syn
 assembly (``--quick``: the suite's small one) for its first ``--countries`` countries, all on
 the same decisions: imitation's MCEIRL as the agent runs it (prior precision ``--l2``); our
 exact L-BFGS fit with the same prior (the optimum imitation should reach: the gap of its
-penalised log-likelihood per vote and the largest weight difference); the
-:class:`~assembly_gym.agents.irl_agent.MaxEntIRLAgent` on the same windows and on all
-training votes; the majority and a uniform guess. Printed: held-out log-loss, accuracy and
-fit time per method (one thread each, ``--threads 1``).
+penalised log-likelihood per vote and the largest weight difference); the linear reward
+(``maxent-irl (linear)``, :class:`~assembly_gym.agents.irl_agent.RewardModelAgent`) on the
+same windows and on all training votes; the majority and a uniform guess. Printed: held-out
+log-loss, accuracy and fit time per method (one thread each, ``--threads 1``).
 
 Run: ``assembly-gym experiment mce_irl_rollcall [--countries 10] [--max-decisions 200] [--seed 0]``
 """
@@ -25,7 +25,7 @@ import numpy as np
 
 from assembly_gym.agents.baselines import MajorityAgent
 from assembly_gym.agents.imitation_agents import MCEIRLAgent
-from assembly_gym.agents.irl_agent import LinearRewardAgent, MaxEntIRLAgent
+from assembly_gym.agents.irl_agent import LinearRewardAgent, RewardModelAgent
 from assembly_gym.benchmarks.commands.arguments import NON_NEGATIVE, POSITIVE_INT
 from assembly_gym.benchmarks.suites import SUITES, Options
 from assembly_gym.benchmarks.suites.base import Task, build_task
@@ -90,13 +90,14 @@ def run(args: argparse.Namespace) -> None:
         row["seconds"].append(seconds)
 
     gaps, differences = [], []
+    linear = {"layout": task.layout, "kind": "linear", "standard_errors": False}
     began = time.perf_counter()
-    window_fit = MaxEntIRLAgent.fit_countries(
-        {c: [_as_demo(task, c, windows[c])] for c in countries}
+    window_fit = RewardModelAgent.fit_countries(
+        {c: [_as_demo(task, c, windows[c])] for c in countries}, **linear
     )
     window_seconds = (time.perf_counter() - began) / len(countries)
     began = time.perf_counter()
-    full_fit = MaxEntIRLAgent.fit_countries({c: task.train[c] for c in countries})
+    full_fit = RewardModelAgent.fit_countries({c: task.train[c] for c in countries}, **linear)
     full_seconds = (time.perf_counter() - began) / len(countries)
     for country in countries:
         obs, acts, masks = windows[country]

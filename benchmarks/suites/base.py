@@ -28,7 +28,7 @@ from assembly_gym.benchmarks.options import Options
 from assembly_gym.benchmarks.statistics import (
     bootstrap_intervals,
     calibration_curve,
-    paired_bootstrap_test,
+    paired_bootstrap_tests,
 )
 from assembly_gym.benchmarks.suites.figures import learned_figures, learned_parameters
 from assembly_gym.core.layout import ObservationLayout
@@ -37,6 +37,7 @@ from assembly_gym.envs.legislative.demonstrations import Demonstration
 from assembly_gym.envs.legislative.rewards import FeatureMap
 
 __all__ = [
+    "PAIRED_METRICS",
     "AgentSpec",
     "CommonSubset",
     "Options",
@@ -57,6 +58,9 @@ TaskT = TypeVar("TaskT")
 
 FitFn = Callable[["Task", Sequence[str]], Mapping[str, Agent]]
 """Fits an agent for each of the given countries on the task's training demonstrations."""
+PAIRED_METRICS = ("accuracy", "macro_f1", "log_loss")
+"""The metrics on which every row is tested against the reference row (paired bootstrap)."""
+_LOWER_IS_BETTER = {"log_loss"}
 
 
 def single_threaded(function: Callable[P, R]) -> Callable[P, R]:
@@ -141,8 +145,10 @@ class AgentSpec:
     Attributes:
         name: the name in the table.
         fit: fits one agent per country (per country, or all at once for batched learners).
-        baseline: whether it is a simple baseline (the paired test compares every agent with
-            the best baseline by log-loss).
+        baseline: whether it is a simple baseline (without a ``reference`` agent, the paired
+            tests compare every agent with the best baseline by log-loss).
+        reference: whether it is the row every other row is tested against (paired tests on
+            :data:`PAIRED_METRICS`), e.g. the bench's default reward; at most one per suite.
         max_countries: run on the suite's first k countries only (for expensive learners);
             its row says so and its paired test uses the same countries.
         chunk: countries per work unit (None: all in one unit, e.g. batched learners).
@@ -156,6 +162,7 @@ class AgentSpec:
     name: str
     fit: FitFn
     baseline: bool = False
+    reference: bool = False
     max_countries: int | None = None
     chunk: int | None = 16
     requires: str | None = None
@@ -218,7 +225,7 @@ class CommonSubset:
         countries: the countries every scored agent ran on, in task order (empty: none).
         n: their held-out decisions.
         table: one row per scored agent, the main table's columns, scored on these countries
-            only (intervals, and the paired test against the best baseline on them); no rows
+            only (intervals, and the paired tests against the reference on them); no rows
             where no country is common.
     """
 
@@ -250,8 +257,9 @@ class SuiteResult:
         countries: the evaluated countries.
         class_balance: action shares among the held-out decisions.
         chance_log_loss: log-loss of a uniform guess among each decision's valid actions.
-        table: one row per agent: metrics, 95% intervals (``<metric>_ci``), the paired test
-            against the best baseline, extra columns, timings, countries and decisions used.
+        table: one row per agent: metrics, 95% intervals (``<metric>_ci``), the paired tests
+            against the reference row (``reference``; ``<metric>_diff`` and ``<metric>_p`` of
+            :data:`PAIRED_METRICS`), extra columns, timings, countries and decisions used.
         calibration: per agent, the reliability curve (confidence, accuracy, count).
         predictions: per agent, the held-out actions (N,) and predicted probabilities (N, A).
         skipped: agents that could not run here, with the reason (a missing optional extra).
@@ -299,15 +307,17 @@ class SuiteResult:
         if self.header is not None:
             return self.header + fewer
         balance = ", ".join(f"{k} {v:.1%}" for k, v in self.class_balance.items())
-        best = self.table["vs_best_baseline"].iloc[0] if "vs_best_baseline" in self.table else None
+        reference = self.table["reference"].iloc[0] if "reference" in self.table else None
         return (
             f"{self.description}. Data: {self.source}.\n"
             f"Split: {self.split}; {len(self.countries)} countries.\n"
             f"Held-out class balance: {balance}. Chance (uniform over valid actions): "
             f"log-loss {self.chance_log_loss:.3f}."
             " In brackets: 95% bootstrap intervals over roll calls."
-            + (f" Δ and p: log-loss against the best baseline ({best}), paired bootstrap."
-               if best else "")
+            + (f"\nΔ: the row minus {reference} (the reference row) in accuracy, macro-F1 and "
+               "log-loss, on the countries both ran on; (p …): its two-sided paired bootstrap "
+               f"p-value over roll calls.\n{_standing(self.table, reference)}"
+               if reference else "")
             + fewer
         )  # fmt: skip
 
@@ -325,6 +335,29 @@ class SuiteResult:
             if len(self.common.table):
                 parts.append(markdown_table(self.common.table))
         return "\n\n".join([*parts, *self.not_run()])
+
+
+def _standing(table: pd.DataFrame, reference: str) -> str:
+    """Per paired metric, whether the reference row is ahead of every other row, and how surely.
+
+    E.g. ``maxent-irl (mixture) against every other row: accuracy ahead (p < 0.05); macro-F1
+    ahead, not surely (p ≥ 0.05) of logistic; log-loss not ahead of planted (oracle).``
+    """
+    others, parts = table[table["agent"] != reference], []
+    for metric in PAIRED_METRICS:
+        if f"{metric}_diff" not in others:
+            continue
+        gain = others[f"{metric}_diff"] * (-1.0 if metric in _LOWER_IS_BETTER else 1.0)
+        label = metric.replace("macro_f1", "macro-F1").replace("log_loss", "log-loss")
+        level, unsure = gain >= 0, (gain < 0) & (others[f"{metric}_p"] >= 0.05)
+        if level.any():
+            parts.append(f"{label} not ahead of {', '.join(others.loc[level, 'agent'])}")
+        elif unsure.any():
+            rows = ", ".join(others.loc[unsure, "agent"])
+            parts.append(f"{label} ahead, not surely (p ≥ 0.05) of {rows}")
+        else:
+            parts.append(f"{label} ahead (p < 0.05)")
+    return f"{reference} against every other row: {'; '.join(parts)}."
 
 
 @dataclass
@@ -402,11 +435,19 @@ def _run_unit(unit: Unit, task: Task | None = None) -> _Predictions:
 
 
 def _agent_specs(suite: Suite, task: Task, options: Options) -> list[AgentSpec]:
-    """The agents of a suite without a runner: :class:`AgentSpec` objects (else TypeError)."""
+    """The agents of a suite without a runner: :class:`AgentSpec` objects of distinct names.
+
+    Raises:
+        TypeError: another kind of agent; ValueError: two agents of one name.
+    """
     agents = suite.agents(task, options)
     specs = [a for a in agents if isinstance(a, AgentSpec)]
     if len(specs) < len(agents):
         raise TypeError(f"suite {suite.name!r} has no runner: its agents must be AgentSpec objects")
+    names = [spec.name for spec in specs]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"suite {suite.name!r} has two agents named {twice[0]!r}")
     return specs
 
 
@@ -541,21 +582,13 @@ def _common_subset(
 ) -> CommonSubset | None:  # fmt: skip
     """Every scored agent re-scored on the countries all of them ran on (None: all ran on the same).
 
-    The paired test's best baseline is picked on them; no rows where no country is common.
+    The paired tests run on them (a best baseline as reference is picked on them); no rows
+    where no country is common.
     """
     if len({frozenset(p.countries) for p in predictions.values()}) <= 1:
         return None
     countries = tuple(c for c in task.countries if all(c in p.probs for p in predictions.values()))
-    restricted = {
-        name: _Predictions(
-            countries,
-            {c: p.probs[c] for c in countries},
-            p.fit_seconds,
-            p.predict_seconds,
-            {c: p.rewards[c] for c in countries if c in p.rewards},
-        )  # fmt: skip
-        for name, p in predictions.items()
-    }
+    restricted = {name: _restricted(p, countries) for name, p in predictions.items()}
     table = pd.DataFrame(_rows(suite, task, options, specs, restricted, rng) if countries else [])
     if countries:
         _paired_tests(table, specs, restricted, task, rng, options.n_bootstrap)
@@ -574,6 +607,14 @@ def _with_failed(
     table = pd.DataFrame([by_name[n] for n in order if n in by_name], columns=columns)
     table["note"] = table["note"].fillna("")
     return table
+
+
+def _restricted(prediction: _Predictions, countries: Sequence[str]) -> _Predictions:
+    """The predictions of some of its countries (in the order given), timings kept."""
+    probs = {c: prediction.probs[c] for c in countries}
+    rewards = {c: prediction.rewards[c] for c in countries if c in prediction.rewards}
+    return _Predictions(tuple(countries), probs, prediction.fit_seconds,
+                        prediction.predict_seconds, rewards)  # fmt: skip
 
 
 def _stack(task: Task, prediction: _Predictions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -609,32 +650,53 @@ def _centre(rewards: np.ndarray) -> np.ndarray:
     return rewards - rewards.mean(axis=1, keepdims=True)
 
 
+def _reference(
+    table: pd.DataFrame, specs: Mapping[str, AgentSpec], predictions: Mapping[str, _Predictions]
+) -> str | None:
+    """The agent marked ``reference`` (None where it failed); without one, the best baseline.
+
+    The best baseline is the scored baseline of lowest log-loss (None: no baseline scored).
+    """
+    marked = [name for name, spec in specs.items() if spec.reference]
+    if marked:
+        return marked[0] if marked[0] in predictions else None
+    baselines = [name for name in predictions if specs[name].baseline]
+    log_loss = table.set_index("agent")["log_loss"]
+    return min(baselines, key=lambda name: float(log_loss[name])) if baselines else None
+
+
 def _paired_tests(
     table: pd.DataFrame, specs: Mapping[str, AgentSpec], predictions: Mapping[str, _Predictions],
     task: Task, rng: np.random.Generator, n_resamples: int,
 ) -> None:  # fmt: skip
-    """Log-loss difference (agent − best baseline; negative is better) and its p-value.
+    """Each row minus the reference row in :data:`PAIRED_METRICS`, with paired p-values.
 
-    The best baseline is the baseline with the lowest log-loss; each agent is compared on
-    its own countries, with the same resampled roll calls for both.
+    Adds the columns ``reference`` (its name, :func:`_reference`), ``<metric>_diff`` (this
+    row − the reference: positive accuracy, negative log-loss is better) and ``<metric>_p``
+    (two-sided paired bootstrap over roll calls). Each row is compared on the countries both
+    ran on, with the same resampled roll calls for both; the reference's own row and
+    unscored rows get NaN.
     """
-    baselines = [n for n in predictions if n in specs and specs[n].baseline]
-    if not baselines:
+    reference = _reference(table, specs, predictions)
+    if reference is None:
         return
-    best = min(baselines, key=lambda n: float(table.loc[table["agent"] == n, "log_loss"].iloc[0]))
-    differences, p_values = [], []
+    columns: dict[str, list[float]] = {
+        f"{metric}_{part}": [] for metric in PAIRED_METRICS for part in ("diff", "p")
+    }
     for name in table["agent"]:
-        if name not in predictions:  # a failed agent
-            differences.append(np.nan)
-            p_values.append(np.nan)
-            continue
-        subset = predictions[name].countries
-        reference = _Predictions(subset, predictions[best].probs, 0.0, 0.0)
-        a = GroupedScores.from_predictions(*_stack(task, predictions[name]))
-        b = GroupedScores.from_predictions(*_stack(task, reference))
-        difference, p_value = paired_bootstrap_test(a, b, "log_loss", n_resamples, rng)
-        differences.append(difference)
-        p_values.append(p_value)
-    table["vs_best_baseline"] = best
-    table["log_loss_diff"] = differences
-    table["p_value"] = p_values
+        tests = dict.fromkeys(PAIRED_METRICS, (np.nan, np.nan))
+        shared = []
+        if name in predictions and name != reference:
+            shared = [c for c in predictions[name].countries if c in predictions[reference].probs]
+        if shared:
+            a, b = (
+                GroupedScores.from_predictions(*_stack(task, _restricted(predictions[n], shared)))
+                for n in (name, reference)
+            )
+            tests = paired_bootstrap_tests(a, b, PAIRED_METRICS, n_resamples, rng)
+        for metric, (difference, p_value) in tests.items():
+            columns[f"{metric}_diff"].append(difference)
+            columns[f"{metric}_p"].append(p_value)
+    table["reference"] = reference
+    for column, values in columns.items():
+        table[column] = values

@@ -1,14 +1,18 @@
 """The agents the suites run, as :class:`~assembly_gym.benchmarks.suites.base.AgentSpec` factories.
 
-Each function returns the spec of one agent for a task; suites pick from them. Learners
-that fit every country at once (MaxEnt IRL) get one work unit; per-country learners are
-split into chunks of countries that run in parallel under ``--jobs``. Learners built on
-torch fit on one thread (:func:`single_threaded`, or by themselves).
+Each function returns the spec of one agent for a task; suites pick from them. A reward of
+any registered kind is an agent by :func:`reward_spec` (named ``maxent-irl (<kind>)``); the
+default reward (:func:`default_reward_spec`) is the bench's agent. Learners that fit every
+country at once (most reward kinds) get one work unit; per-country learners are split into
+chunks of countries that run in parallel under ``--jobs``. Learners built on torch fit on
+one thread (:func:`single_threaded`, or by themselves).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 from assembly_gym.agents.base import Agent
 from assembly_gym.agents.baselines import (
@@ -19,8 +23,9 @@ from assembly_gym.agents.baselines import (
     PlantedAgent,
     RandomAgent,
     SimilarVoteAgent,
+    TextNeighbourAgent,
 )
-from assembly_gym.benchmarks.commands.irl import DEFAULT_REAL_L2
+from assembly_gym.agents.irl_agent import RewardModelAgent, reward_agent_name
 from assembly_gym.benchmarks.suites.base import (
     AgentSpec,
     Options,
@@ -28,31 +33,18 @@ from assembly_gym.benchmarks.suites.base import (
     per_country,
     single_threaded,
 )
-from assembly_gym.envs.legislative.observation import FeatureConfig
+from assembly_gym.irl.rollcall import DEFAULT_KIND
 
 __all__ = [
-    "REAL_FEATURES",
-    "REAL_L2",
     "baseline_specs",
     "bc_spec",
     "debate_spec",
-    "irl_spec",
+    "default_reward_spec",
     "mce_irl_spec",
-    "neural_irl_spec",
+    "neural_reward_spec",
     "planted_spec",
+    "reward_spec",
 ]
-
-
-REAL_FEATURES = FeatureConfig(log_shares=True, relations=True, allies=20, lineage=True)
-"""The features of every forecast of real votes (the ``unvotes`` suite and ``experiment
-irl_forecast``): the env's, every vote share on a log scale, the agreement with the reference
-countries and the majority (``agree_*``), the votes of the country's 20 closest allies on
-similar earlier roll calls (``allies_*``) and its vote on last year's version of the resolution
-(``lineage_*``), each chosen on validation sessions (fit ≤ 55, scored 56–60) by
-``assembly-gym experiment irl_forecast``."""
-REAL_L2 = DEFAULT_REAL_L2
-"""Linear MaxEnt IRL's λ on real votes, chosen on validation sessions (fit ≤ 55, scored 56–60)
-by ``assembly-gym experiment irl_forecast``; ``irl fit --data`` uses it too."""
 
 
 def baseline_specs(
@@ -66,43 +58,52 @@ def baseline_specs(
         "majority": lambda t: MajorityAgent(n, layout),
         "issue-majority": lambda t: IssueMajorityAgent(n, layout),
         "last-similar-vote": lambda t: SimilarVoteAgent(n, layout, vote_actions=vote_actions),
+        TextNeighbourAgent.name: lambda t: TextNeighbourAgent(n, layout, vote_actions=vote_actions),
         "logistic (sklearn)": lambda t: LogisticAgent(n, layout),
     }
     return [AgentSpec(name, per_country(make), baseline=True) for name, make in makers.items()]
 
 
-def irl_spec(task: Task, *, l2: float = 10.0) -> AgentSpec:
-    """Linear MaxEnt IRL, every country in one batched fit with shrinkage to the global mean.
+def reward_spec(
+    kind: str, *, chunk: int | None = None, budget: str | None = None, **settings: Any
+) -> AgentSpec:
+    """MaxEnt IRL with a reward of any registered kind, named ``maxent-irl (<kind>)``.
 
-    ``l2`` is the prior precision on standardised weights (:data:`REAL_L2` on real votes).
+    Args:
+        kind: the reward kind (:func:`~assembly_gym.irl.base.reward_kinds`).
+        chunk: countries per work unit; None (one fit of every country) unless the kind
+            fits each country alone.
+        budget: its compute budget in words, for the table (None: fitted to convergence).
+        **settings: the kind's own (e.g. ``l2`` of "linear").
     """
 
-    def fit(task: Task, countries: Sequence[str]):
-        from assembly_gym.agents.irl_agent import MaxEntIRLAgent
+    def fit(task: Task, countries: Sequence[str]) -> Mapping[str, Agent]:
+        demos = {country: task.train[country] for country in countries}
+        return RewardModelAgent.fit_countries(demos, layout=task.layout, kind=kind, **settings)
 
-        return MaxEntIRLAgent.fit_countries(
-            {c: task.train[c] for c in countries}, layout=task.layout, l2=l2
-        )
-
-    return AgentSpec("maxent-irl (linear)", fit, chunk=None)
+    return AgentSpec(reward_agent_name(kind), fit, chunk=chunk, budget=budget)
 
 
-def neural_irl_spec(task: Task, options: Options, *, epochs: int = 300) -> AgentSpec:
-    """Neural MaxEnt IRL: an MLP reward over the observation, fitted per country.
+def default_reward_spec() -> AgentSpec:
+    """The bench's agent: the default reward, the row every other row is tested against.
+
+    :data:`~assembly_gym.irl.rollcall.DEFAULT_KIND` with its default settings, as ``irl fit``
+    fits it.
+    """
+    return replace(reward_spec(DEFAULT_KIND), reference=True)
+
+
+def neural_reward_spec(options: Options, *, epochs: int = 300) -> AgentSpec:
+    """The "neural" kind: an MLP reward per country (fitted alone, so in chunks of countries).
 
     Its width, weight decay and device are the run's ``--neural-width``,
     ``--neural-weight-decay`` and ``--device``; ``epochs`` full-batch gradient steps (named
     in the table).
     """
-
-    def make(task: Task):
-        from assembly_gym.agents.irl_agent import NeuralMaxEntIRLAgent
-
-        return NeuralMaxEntIRLAgent(task.n_actions, task.layout, hidden=(options.neural_width,),
-                                    l2=options.neural_weight_decay, epochs=epochs, seed=task.seed,
-                                    device=options.device)  # fmt: skip
-
-    return AgentSpec("maxent-irl (neural)", per_country(make), budget=f"{epochs} epochs")
+    return reward_spec(
+        "neural", chunk=16, budget=f"{epochs} epochs", hidden=(options.neural_width,),
+        l2=options.neural_weight_decay, epochs=epochs, seed=options.seed, device=options.device,
+    )  # fmt: skip
 
 
 def mce_irl_spec(

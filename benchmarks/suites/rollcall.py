@@ -2,8 +2,13 @@
 
 ``synthetic``: the embedded synthetic assembly (planted rewards known, so the table adds the
 expected true reward of each agent's votes and reward recovery); ``unvotes``: the real votes,
-trained on sessions up to 60 and tested on 61–69 by default. Test observations are computed
-from the training votes only: a forecast. imitation's MCE-IRL runs in ``synthetic`` only
+trained on sessions up to 60 and tested on 61–69 by default, described by the default
+reward's features (:data:`~assembly_gym.irl.rollcall.DEFAULT_FEATURES`). Test observations
+are computed from the training votes only: a forecast. In both, the default reward
+(:func:`~assembly_gym.benchmarks.suites.catalog.default_reward_spec`, named after
+:data:`~assembly_gym.irl.rollcall.DEFAULT_KIND`) is the reference row: every other row is
+tested against it on accuracy, macro-F1 and log-loss; the trees, linear and neural kinds
+have rows of their own. imitation's MCE-IRL runs in ``synthetic`` only
 (its dense (S, A, S) tensor of a real country's ~4,800 training roll calls would take about
 9 GB), and ``synthetic`` keeps to about a minute on 2 cores by giving the slow learners
 budgets that leave their scores where the full runs put them (docs/irl_agents.md).
@@ -18,15 +23,14 @@ from dataclasses import replace
 from assembly_gym.benchmarks.splits import TemporalSplit, eligible_countries
 from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
 from assembly_gym.benchmarks.suites.catalog import (
-    REAL_FEATURES,
-    REAL_L2,
     baseline_specs,
     bc_spec,
     debate_spec,
-    irl_spec,
+    default_reward_spec,
     mce_irl_spec,
-    neural_irl_spec,
+    neural_reward_spec,
     planted_spec,
+    reward_spec,
 )
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.data import RollCallData, Vote
@@ -38,6 +42,8 @@ from assembly_gym.envs.legislative.synthetic import (
     SyntheticConfig,
     generate_assembly,
 )
+from assembly_gym.irl.linear import DEFAULT_L2
+from assembly_gym.irl.rollcall import DEFAULT_FEATURES
 
 __all__ = ["SYNTHETIC", "UNVOTES", "rollcall_task", "split_task", "synthetic_assembly"]
 
@@ -103,7 +109,8 @@ def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
         else mce_irl_spec(task, max_countries=10, max_decisions=200, max_iter=200)
     )
     return [
-        *baseline_specs(task), irl_spec(task), neural_irl_spec(task, options, epochs=100),
+        *baseline_specs(task), default_reward_spec(), reward_spec("trees"),
+        reward_spec("linear", standard_errors=False), neural_reward_spec(options, epochs=100),
         mce_irl, debate_spec(task), bc_spec(task, max_countries=10),
         planted_spec(task, synthetic_assembly(options.seed, options.quick)),
     ]  # fmt: skip
@@ -113,15 +120,17 @@ def _unvotes_task(options: Options) -> Task:
     data = roll_call_data(options.data or "unvotes")
     default = default_last_train_session(data.sessions)  # as the envs' split="train"
     return rollcall_task("unvotes", data, options, last_train_session=default,
-                         feature_config=REAL_FEATURES)  # fmt: skip
+                         feature_config=DEFAULT_FEATURES)  # fmt: skip
 
 
 def _unvotes_agents(task: Task, options: Options) -> list[AgentSpec]:
     # imitation's BC costs about a second per country: a fixed subset keeps the suite short.
     return [
         *baseline_specs(task),
-        irl_spec(task, l2=REAL_L2),
-        neural_irl_spec(task, options),
+        default_reward_spec(),
+        reward_spec("trees"),
+        reward_spec("linear", l2=DEFAULT_L2, standard_errors=False),
+        neural_reward_spec(options),
         debate_spec(task),
         bc_spec(task, max_countries=40),
     ]

@@ -18,8 +18,9 @@ from assembly_gym.benchmarks.sweep.base import Param, Space, SweepSettings
 from assembly_gym.core.errors import DataError
 from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
-from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
+from assembly_gym.envs.legislative.observation import RollCallFeatures
 from assembly_gym.envs.legislative.sources import roll_call_data
+from assembly_gym.irl.rollcall import DEFAULT_FEATURES, fit_reward_model
 
 __all__ = [
     "DEBATE",
@@ -30,8 +31,6 @@ __all__ = [
     "validation_split",
 ]
 
-FEATURES = FeatureConfig(log_shares=True)
-"""The features ``irl fit`` uses by default."""
 TRAIN_EPOCHS = 10
 """``debate train``'s default ``--max-epochs`` (TrainConfig's)."""
 
@@ -93,7 +92,7 @@ def forecast_log_loss(model: Any, data: RollCallData, history: RollCallData) -> 
     """Log-loss (nats) of a reward model's forecasts of ``data``'s votes, described by ``history``.
 
     Args:
-        model: a :class:`~assembly_gym.irl.reward_model.RewardModel`.
+        model: a :class:`~assembly_gym.irl.base.RewardModel` of any kind.
         data: the roll calls forecast, with the votes that score them.
         history: the votes known before them.
     """
@@ -117,12 +116,10 @@ def _pooled_log_loss(data: RollCallData, countries: Any, probs_of: Any) -> float
 
 
 def _irl_iterations(config: Mapping[str, Any], seed: int, data: ValidationSplit) -> Iterator[float]:
-    """One fit of every country (deterministic: ``seed`` changes nothing), then its score."""
-    from assembly_gym.irl.rollcall import fit_reward_model
-
+    """One linear fit of every country (deterministic: ``seed`` changes nothing), its score."""
     model = fit_reward_model(
-        data.fit, data.countries, l2=float(config["l2"]), shrinkage=config["shrinkage"],
-        feature_config=FEATURES, standard_errors=False,
+        data.fit, data.countries, kind="linear", l2=float(config["l2"]),
+        shrinkage=config["shrinkage"], standard_errors=False,
     )  # fmt: skip
     yield forecast_log_loss(model, data.validation, data.fit)
 
@@ -151,9 +148,9 @@ def _neural_iterations(
 ) -> Iterator[float]:
     """Every country's reward network, trained in lockstep; the pooled score after each chunk.
 
-    The network and its prior are those of the bench's ``maxent-irl (neural)`` agent
-    (:class:`~assembly_gym.agents.irl_agent.NeuralMaxEntIRLAgent`): weight decay in
-    demonstrated decisions, so per step it is ``neural_weight_decay / steps``.
+    The network and its prior are those of the "neural" reward kind
+    (:class:`~assembly_gym.irl.mlp.NeuralSettings`, the bench's ``maxent-irl (neural)``):
+    weight decay in demonstrated decisions, so per step it is ``neural_weight_decay / steps``.
     """
     from threadpoolctl import threadpool_limits
 
@@ -162,8 +159,10 @@ def _neural_iterations(
     from assembly_gym.irl.neural import NeuralReward
 
     epochs, chunk = (_QUICK_EPOCHS, _QUICK_CHUNK) if data.quick else (_NEURAL_EPOCHS, _NEURAL_CHUNK)
-    features = RollCallFeatures(data.validation.roll_calls, history=data.fit, config=FEATURES)
-    demos = rollcall_demonstrations(data.fit, data.countries, feature_config=FEATURES,
+    features = RollCallFeatures(
+        data.validation.roll_calls, history=data.fit, config=DEFAULT_FEATURES
+    )
+    demos = rollcall_demonstrations(data.fit, data.countries, feature_config=DEFAULT_FEATURES,
                                     with_infos=False)  # fmt: skip
     rewards, steps = {}, []
     for country in data.countries:

@@ -10,13 +10,13 @@
 
 from assembly_gym.envs.multiagent.assembly import AssemblyParallelEnv, env, parallel_env, raw_env
 from assembly_gym.envs.multiagent.deliberation import DeliberationParallelEnv
-from assembly_gym.envs.multiagent.rewards import CountryRewards, LinearCountryRewards
+from assembly_gym.envs.multiagent.rewards import BatchedRewards, CountryRewards
 
 __all__ = [
     "AssemblyParallelEnv",
+    "BatchedRewards",
     "CountryRewards",
     "DeliberationParallelEnv",
-    "LinearCountryRewards",
     "env",
     "parallel_env",
     "raw_env",

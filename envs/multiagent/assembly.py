@@ -20,8 +20,8 @@ once.
   (the single-agent signature; ``obs`` its ``RollCall-v0`` observation, ``info`` with its
   ``recorded_action``), evaluated batched over agents
   (:class:`~assembly_gym.envs.multiagent.rewards.CountryRewards`); None: the documented
-  proxy, 1 for the vote the country actually cast (0 where it cast none). A learned
-  default: ``RewardModel.reward_fns()``.
+  proxy, 1 for the vote the country actually cast (0 where it cast none). Learned rewards
+  of any kind: ``RewardModel.reward_fns()`` (``assembly_gym.irl``), all agents in one call.
 * End: terminated after the session's (or window's) last roll call; truncated after
   ``max_cycles`` steps.
 * Infos: ``session``, ``rcid`` (the roll call to vote on next), ``voted_rcid`` and

@@ -15,6 +15,7 @@ from assembly_gym.agents.baselines import (
     PlantedAgent,
     RandomAgent,
     SimilarVoteAgent,
+    TextNeighbourAgent,
 )
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration, rollcall_demonstrations
@@ -61,6 +62,7 @@ FACTORIES = {
     "majority": lambda: MajorityAgent(3, LAYOUT),
     "issue-majority": lambda: IssueMajorityAgent(3, LAYOUT),
     "similar-vote": lambda: SimilarVoteAgent(3, LAYOUT),
+    "text kNN (tuned)": lambda: TextNeighbourAgent(3, LAYOUT, recent=None),
     "logistic": lambda: LogisticAgent(3, LAYOUT),
 }
 
@@ -215,6 +217,56 @@ def test_similar_vote_fits_its_mix_weight(similar_right, low):
     agent = SimilarVoteAgent(3, LAYOUT).fit([_demo(obs, acts)])
     assert 0.01 <= agent.mix_ <= 1.0
     assert (agent.mix_ < 0.1) if low else (agent.mix_ > 0.9)
+
+
+def _shares(acts: np.ndarray, right: bool) -> np.ndarray:
+    """Vote shares that put 0.9 on the vote cast (``right``) or on the next one."""
+    return np.eye(3)[acts if right else (acts + 1) % 3] * 0.9 + 0.1 / 3
+
+
+def test_text_knn_mixes_the_named_vote_distributions_and_sharpens_them():
+    names = [f"{p}_{v}" for p in ("past", "allies", "similar") for v in VOTES][::-1] + ["year"]
+    layout = ObservationLayout(names)  # no issue_* or lineage_*: the sources are those present
+    seen = _obs(9, layout, similar_yes=1.0, past_yes=1.0, allies_yes=1.0)
+    agent = TextNeighbourAgent(3, layout).fit([_demo(seen, [0] * 9)])
+    assert agent.mixed_ == ("similar", "allies", "past")
+    agent.weights_, agent.sharpness_ = np.array([0.5, 0.25, 0.25]), 2.0
+    similar, allies, past = np.array([0.1, 0.8, 0.1]), np.array([0.2, 0.2, 0.6]), np.full(3, 1 / 3)
+    obs = _obs(1, layout, **{f"{name}_{v}": shares[i] for name, shares in
+                             (("similar", similar), ("allies", allies), ("past", past))
+                             for i, v in enumerate(VOTES)})  # fmt: skip
+    expected = (0.5 * similar + 0.25 * allies + 0.25 * past + 1e-4) ** 2
+    np.testing.assert_allclose(agent.action_probs(obs)[0], expected / expected.sum(), rtol=1e-5)
+    deliberation = TextNeighbourAgent(5, layout, vote_actions=(1, 2, 3))
+    vars(deliberation).update(mixed_=agent.mixed_, weights_=agent.weights_, sharpness_=2.0)
+    votes = deliberation.action_probs(obs)[0, 1:4]
+    np.testing.assert_allclose(votes / votes.sum(), expected / expected.sum(), rtol=1e-5)
+
+
+def test_text_knn_is_tuned_on_the_last_sessions_only():
+    """Its similar_* shares were wrong in the first sessions and right in the last ones."""
+    rng = np.random.default_rng(5)
+    demos = []
+    for session in range(6):
+        acts = rng.choice(3, size=60, p=[0.6, 0.3, 0.1])
+        similar = _shares(acts, right=session >= 4)
+        obs = _obs(60, **{f"similar_{v}": similar[:, i] for i, v in enumerate(VOTES)},
+                   past_yes=0.6, past_no=0.3, past_abstain=0.1)  # fmt: skip
+        demos.append(_demo(obs, acts))
+    recent = TextNeighbourAgent(3, LAYOUT, recent=2).fit(demos)
+    every = TextNeighbourAgent(3, LAYOUT, recent=None).fit(demos)
+    similar = recent.mixed_.index("similar")
+    assert recent.weights_[similar] > 0.5 > 0.1 > every.weights_[similar]
+    assert recent.sharpness_ > 1.0  # right shares earn confidence
+    np.testing.assert_allclose(recent.weights_.sum(), 1.0)
+
+
+def test_text_knn_needs_its_features_and_a_positive_window():
+    layout = ObservationLayout([f"similar_{v}" for v in VOTES])
+    with pytest.raises(ValueError, match="needs the similar_\\* and past_\\* features"):
+        TextNeighbourAgent(3, layout).fit([_demo(_obs(2, layout), [0, 1])])
+    with pytest.raises(ValueError, match="recent must be ≥ 1 or None"):
+        TextNeighbourAgent(3, LAYOUT, recent=0)
 
 
 def test_logistic_learns_a_separable_rule_and_handles_one_class():

@@ -1,4 +1,4 @@
-"""MaxEntIRLAgent and NeuralMaxEntIRLAgent: one country, many at once, the harness, errors."""
+"""RewardModelAgent: any reward kind as an agent, alone, at once, from a model, in the harness."""
 
 from __future__ import annotations
 
@@ -7,15 +7,28 @@ import pytest
 
 from assembly_gym.agents.base import Agent
 from assembly_gym.agents.baselines import LogisticAgent
-from assembly_gym.agents.irl_agent import MaxEntIRLAgent, NeuralMaxEntIRLAgent
+from assembly_gym.agents.irl_agent import RewardModelAgent
 from assembly_gym.benchmarks.harness import TemporalSplit, evaluate
+from assembly_gym.core.errors import DataError
+from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import (
     Demonstration,
     group_by_country,
     rollcall_demonstrations,
 )
+from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.irl.rollcall import fit_reward_model
+from assembly_gym.irl.rollcall import DEFAULT_KIND, fit_reward_model
+
+LAYOUT = ObservationLayout(feature_names())
+LINEAR = {"kind": "linear", "l2": 5.0, "standard_errors": False}
+TREES = {"n_trees": 50, "min_child_samples": 20, "threads": 1}
+KINDS = {
+    "linear": LINEAR,
+    "neural": {"kind": "neural", "epochs": 30, "device": "cpu"},
+    "trees": {"kind": "trees", **TREES},
+    "mixture": {"kind": "mixture", "trees": TREES, "linear": {"l2": 5.0, "standard_errors": False}},
+}
 
 
 @pytest.fixture(scope="module")
@@ -28,55 +41,6 @@ def assembly():
 @pytest.fixture(scope="module")
 def demos(assembly):
     return group_by_country(rollcall_demonstrations(assembly.data, with_infos=False))
-
-
-def test_is_an_agent_and_gives_distributions(demos) -> None:
-    agent = MaxEntIRLAgent(3, l2=5.0).fit(demos["Country 001"])
-    assert isinstance(agent, Agent)
-    obs = demos["Country 001"][0].obs
-    probs = agent.action_probs(obs)
-    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
-    assert agent.act(obs).shape == (len(obs),)
-    masked = agent.action_probs(obs, np.array([True, False, True]))
-    assert (masked[:, 1] == 0).all()
-
-
-def test_alone_it_is_an_l2_logistic_regression(demos) -> None:
-    """Same model family as scikit-learn's: their probabilities agree closely."""
-    mine = MaxEntIRLAgent(3, l2=1.0).fit(demos["Country 002"])
-    theirs = LogisticAgent(3, C=1.0).fit(demos["Country 002"])
-    obs, _, _ = Demonstration.stack(demos["Country 002"])
-    gap = np.abs(mine.action_probs(obs) - theirs.action_probs(obs)).mean()
-    assert gap < 0.03
-
-
-def test_fit_countries_fits_everyone_in_one_call(demos) -> None:
-    agents = MaxEntIRLAgent.fit_countries(demos, l2=5.0)
-    assert set(agents) == set(demos)
-    first = agents["Country 003"].action_probs(demos["Country 003"][0].obs)
-    np.testing.assert_allclose(first.sum(axis=1), 1.0)
-
-
-def test_from_a_reward_model_and_in_the_harness(assembly, demos) -> None:
-    model = fit_reward_model(assembly.data, l2=5.0, standard_errors=False)
-    agent = MaxEntIRLAgent.from_reward_model(model, "Country 004")
-    obs = demos["Country 004"][0].obs
-    np.testing.assert_allclose(agent.action_probs(obs), model.action_probs("Country 004", obs))
-    result = evaluate(
-        {"irl": lambda layout: MaxEntIRLAgent(3, layout, l2=5.0)},
-        TemporalSplit.of(assembly.data, 4),
-        progress=False,
-    )
-    assert result.table.loc[0, "accuracy"] > 0.5
-
-
-def test_errors(demos) -> None:
-    with pytest.raises(ValueError, match="not fitted"):
-        MaxEntIRLAgent().action_probs(np.zeros((1, 56)))
-    with pytest.raises(ValueError, match="no demonstrations"):
-        MaxEntIRLAgent().fit([])
-    with pytest.raises(ValueError, match="l2 must be"):
-        MaxEntIRLAgent(l2=-1.0)
 
 
 @pytest.fixture(scope="module")
@@ -95,39 +59,72 @@ def _log_loss(agent, demos) -> float:
     return float(-np.log(agent.action_probs(obs)[np.arange(len(acts)), acts]).mean())
 
 
-def test_neural_agent_is_an_agent_with_a_reward(demos) -> None:
-    agent = NeuralMaxEntIRLAgent(3, epochs=20).fit(demos["Country 001"])
-    assert isinstance(agent, Agent)
+def test_is_an_agent_named_after_its_kind_whose_policy_is_the_softmax_of_its_reward(demos):
+    agent = RewardModelAgent(3, LAYOUT, **LINEAR).fit(demos["Country 001"])
+    assert isinstance(agent, Agent) and agent.name == "maxent-irl (linear)"
+    assert RewardModelAgent(3, LAYOUT).name == f"maxent-irl ({DEFAULT_KIND})"
     obs = demos["Country 001"][0].obs
     probs = agent.action_probs(obs)
-    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
     rewards = agent.reward_matrix(obs)
     assert rewards.shape == (len(obs), 3) and np.isfinite(rewards).all()
-    # the policy is the softmax of the reward
     expected = np.exp(rewards - rewards.max(axis=1, keepdims=True))
     np.testing.assert_allclose(probs, expected / expected.sum(axis=1, keepdims=True), rtol=1e-6)
-    masked = agent.action_probs(obs, np.array([True, True, False]))
-    assert (masked[:, 2] == 0).all()
     np.testing.assert_array_equal(agent.act(obs), probs.argmax(axis=1))
-    again = NeuralMaxEntIRLAgent(3, epochs=20).fit(demos["Country 001"])
-    np.testing.assert_array_equal(again.action_probs(obs), probs)  # same seed, same network
+    masked = agent.action_probs(obs, np.array([True, False, True]))
+    assert (masked[:, 1] == 0).all()
+    np.testing.assert_allclose(masked.sum(axis=1), 1.0)
 
 
-def test_neural_agent_learns_held_out_votes(held_out) -> None:
-    """Far better than a uniform guess on a later session, and as good as the linear reward."""
+def test_alone_the_linear_kind_is_an_l2_logistic_regression(demos) -> None:
+    """Same model family as scikit-learn's: their probabilities agree closely."""
+    mine = RewardModelAgent(3, LAYOUT, kind="linear", l2=1.0, shrinkage="none",
+                            standard_errors=False).fit(demos["Country 002"])  # fmt: skip
+    theirs = LogisticAgent(3, C=1.0).fit(demos["Country 002"])
+    obs, _, _ = Demonstration.stack(demos["Country 002"])
+    gap = np.abs(mine.action_probs(obs) - theirs.action_probs(obs)).mean()
+    assert gap < 0.03
+
+
+def test_fit_countries_is_one_fit_of_the_kind_as_irl_fit_makes_it(assembly, demos) -> None:
+    agents = RewardModelAgent.fit_countries(demos, layout=LAYOUT, **LINEAR)
+    assert list(agents) == list(demos)
+    assert len({id(agent.model_) for agent in agents.values()}) == 1  # one model, every country
+    model = fit_reward_model(assembly.data, feature_config=FeatureConfig(), **LINEAR)
+    obs = Demonstration.stack(demos["Country 003"])[0]
+    np.testing.assert_allclose(agents["Country 003"].action_probs(obs),
+                               model.action_probs("Country 003", obs), atol=1e-6)  # fmt: skip
+    agent = RewardModelAgent.from_reward_model(model, "Country 004")
+    assert agent.name == "maxent-irl (linear)" and agent.country_ == "Country 004"
+    np.testing.assert_allclose(agent.action_probs(obs), model.action_probs("Country 004", obs))
+
+
+def test_in_the_harness(assembly) -> None:
+    result = evaluate(
+        {"irl": lambda layout: RewardModelAgent(3, layout, **LINEAR)},
+        TemporalSplit.of(assembly.data, 4),
+        progress=False,
+    )
+    assert result.table.loc[0, "accuracy"] > 0.5
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_kind_learns_held_out_votes(held_out, kind) -> None:
+    """Far better than a uniform guess on a later session."""
     train, test = held_out
-    neural = np.mean([_log_loss(NeuralMaxEntIRLAgent(3).fit(train[c]), test[c]) for c in train])
-    linear = np.mean([_log_loss(MaxEntIRLAgent(3).fit(train[c]), test[c]) for c in train])
-    assert neural < np.log(3) - 0.3
-    assert neural < linear + 0.05
+    agents = RewardModelAgent.fit_countries(train, layout=LAYOUT, **KINDS[kind])
+    assert np.mean([_log_loss(agents[c], test[c]) for c in train]) < np.log(3) - 0.3
 
 
-def test_neural_agent_errors(demos) -> None:
+def test_errors(demos) -> None:
     with pytest.raises(ValueError, match="not fitted"):
-        NeuralMaxEntIRLAgent().action_probs(np.zeros((1, 56)))
+        RewardModelAgent(3, LAYOUT).action_probs(np.zeros((1, len(LAYOUT))))
     with pytest.raises(ValueError, match="no demonstrations"):
-        NeuralMaxEntIRLAgent().fit([])
-    with pytest.raises(ValueError, match="l2 must be"):
-        NeuralMaxEntIRLAgent(l2=-1.0)
+        RewardModelAgent(3, LAYOUT).fit([])
+    with pytest.raises(ValueError, match="unknown reward kind 'oak'"):
+        RewardModelAgent(3, LAYOUT, kind="oak")
     with pytest.raises(ValueError, match="the demonstrations have 3 actions, the agent 4"):
-        NeuralMaxEntIRLAgent(4, epochs=1).fit(demos["Country 001"])
+        RewardModelAgent(4, LAYOUT, **LINEAR).fit(demos["Country 001"])
+    with pytest.raises(ValueError, match="needs the env's observation layout"):
+        RewardModelAgent(3, **LINEAR).fit(demos["Country 001"])
+    with pytest.raises(DataError, match="has no demonstration"):
+        RewardModelAgent.fit_countries({"Country 001": []}, layout=LAYOUT, **LINEAR)

@@ -17,7 +17,7 @@ from assembly_gym.agents.rllib import (
     ppo_config,
 )
 from assembly_gym.envs.rllib import MaskedObservation
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
 from assembly_gym.irl.rollcall import fit_reward_model
 
 pytestmark = pytest.mark.filterwarnings(
@@ -29,7 +29,7 @@ TINY = {"hidden": (16,), "train_batch_size_per_learner": 64, "minibatch_size": 3
 
 @pytest.fixture(scope="module")
 def reward_model(small_assembly) -> RewardModel:
-    return fit_reward_model(small_assembly.data, standard_errors=False)
+    return fit_reward_model(small_assembly.data, kind="linear", standard_errors=False)
 
 
 def _one_iteration(config) -> tuple[dict, object]:
@@ -46,13 +46,18 @@ def _one_iteration(config) -> tuple[dict, object]:
     return learners, module
 
 
+def _same_partition(mapping: PolicyMapping, small_assembly) -> bool:
+    """Whether the blocs are the planted ones, up to their names."""
+    labels = [mapping(country) for country in small_assembly.data.country_names]
+    planted = small_assembly.blocs
+    return all((a == b) == (planted[i] == planted[j])
+               for i, a in enumerate(labels) for j, b in enumerate(labels))  # fmt: skip
+
+
 def test_bloc_mapping_recovers_the_planted_blocs(small_assembly, reward_model):
     mapping = bloc_policy_mapping(reward_model, 2)
     assert mapping.module_ids == ["bloc_1", "bloc_2"]
-    labels = [mapping(country) for country in small_assembly.data.country_names]
-    planted = small_assembly.blocs
-    assert all((a == b) == (planted[i] == planted[j])  # the same partition, up to names
-               for i, a in enumerate(labels) for j, b in enumerate(labels))  # fmt: skip
+    assert _same_partition(mapping, small_assembly)
     assert pickle.loads(pickle.dumps(mapping)) == mapping
     with pytest.raises(KeyError, match="no policy for agent 'Atlantis'"):
         mapping("Atlantis")
@@ -60,6 +65,11 @@ def test_bloc_mapping_recovers_the_planted_blocs(small_assembly, reward_model):
         bloc_policy_mapping(reward_model, 99)
     with pytest.raises(ValueError, match="at least one agent"):
         PolicyMapping({})
+
+
+def test_blocs_of_any_kind_cluster_its_profile(small_assembly):
+    trees = fit_reward_model(small_assembly.data, kind="trees", n_trees=50, threads=1)
+    assert _same_partition(bloc_policy_mapping(trees, 2), small_assembly)
 
 
 def test_assembly_config_refuses_what_it_cannot_build(reward_model):

@@ -57,8 +57,8 @@ def test_an_agent_with_a_failed_unit_is_a_row_without_scores(failing, tmp_path):
     assert table.loc[failing, "note"].startswith(f"failed: RuntimeError: gone (unit: {failing} ×")
     scored = table.drop(index=failing)
     assert scored["log_loss"].notna().all() and (scored["note"] == "").all()
-    baseline = table["vs_best_baseline"].iloc[0]
-    assert baseline != failing and math.isnan(table.loc[failing, "p_value"])
+    reference = table["reference"].iloc[0]  # the best baseline among the scored ones
+    assert reference != failing and math.isnan(table.loc[failing, "log_loss_p"])
     markdown = result.to_markdown()
     assert "| note" in markdown and "after 2 tries" in markdown
     assert "8 |" in markdown.split(f"| {failing}")[1].splitlines()[0]  # countries stay ints

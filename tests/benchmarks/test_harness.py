@@ -18,7 +18,8 @@ from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_as
 COLUMNS = [
     "agent", "accuracy", "accuracy_ci", "macro_f1", "macro_f1_ci", "log_loss", "log_loss_ci",
     "brier", "brier_ci", "ece", "ece_ci", "countries", "n", "fit_seconds", "predict_seconds",
-    "vs_best_baseline", "log_loss_diff", "p_value",
+    "reference", "accuracy_diff", "accuracy_p", "macro_f1_diff", "macro_f1_p", "log_loss_diff",
+    "log_loss_p",
 ]  # fmt: skip
 
 

@@ -99,6 +99,27 @@ def test_the_page_has_real_tables_and_captioned_figures(tmp_path):
     assert "| agent" in (tmp_path / "report" / "results.md").read_text()  # Markdown stays
 
 
+def test_paired_differences_carry_their_p_values_and_the_reference_is_named_above(tmp_path):
+    table = pd.DataFrame({
+        "agent": ["majority", "default"], "log_loss": [0.5, 0.4],
+        "log_loss_ci": [(0.45, 0.55), (0.35, 0.45)], "reference": "default",
+        "log_loss_diff": [0.1, np.nan], "log_loss_p": [0.002, np.nan],
+    })  # fmt: skip
+    suite = SuiteResult("one", "a suite", "none", "memory", ("A",), {"yes": 1.0}, 1.0, table,
+                        plot_metrics=("log_loss",))  # fmt: skip
+    write([suite], tmp_path / "report")
+    markdown = (tmp_path / "report" / "results.md").read_text()
+    assert "Δ: the row minus default (the reference row) in accuracy, macro-F1 and" in markdown
+    header = next(line for line in markdown.splitlines() if line.startswith("| agent"))
+    assert "Δ log-loss" in header and "reference" not in header and "_p" not in header
+    assert "| +0.100 (p=0.002) |" in markdown
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "<td class='num' data-v='0.1'>+0.100<span class='ci'>p=0.002</span></td>" in page
+    rows = json.loads((tmp_path / "report" / RESULTS).read_text())["suites"][0]["results"]
+    assert rows[0]["log_loss_p"] == 0.002 and rows[0]["reference"] == "default"
+    assert rows[1]["log_loss_diff"] is None  # the reference against itself: no test
+
+
 def test_every_figure_a_suite_draws_has_a_caption():
     rng = np.random.default_rng(0)
     epoch = EpochMetrics(1, 0.1, "a", 1.0, {"a": 1.0, "b": 0.0}, {"a": 0.6, "b": 0.4},

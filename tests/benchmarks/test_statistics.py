@@ -7,7 +7,7 @@ from assembly_gym.benchmarks.statistics import (
     bootstrap_intervals,
     bootstrap_weights,
     calibration_curve,
-    paired_bootstrap_test,
+    paired_bootstrap_tests,
 )
 from assembly_gym.core.metrics import GroupedScores, classification_metrics
 
@@ -38,20 +38,29 @@ def test_bootstrap_interval_contains_the_estimate_and_shrinks_with_data(grouped_
     assert high - low < small_high - small_low
 
 
-def test_paired_test_detects_a_worse_predictor_and_not_itself(grouped_predictions):
+METRICS = ("accuracy", "macro_f1", "log_loss")
+
+
+def test_paired_tests_detect_a_worse_predictor_and_not_itself(grouped_predictions):
     y, probs, groups = grouped_predictions
     rng = np.random.default_rng(3)
     base = GroupedScores.from_predictions(y, probs, groups)
-    worse_probs = probs + np.array([0.0, 0.3, 0.0])
+    worse_probs = probs + np.array([0.0, 0.6, 0.0])
     worse = GroupedScores.from_predictions(
         y, worse_probs / worse_probs.sum(1, keepdims=True), groups
     )
-    difference, p_value = paired_bootstrap_test(worse, base, "log_loss", 500, rng)
-    assert difference > 0 and p_value < 0.01
-    assert paired_bootstrap_test(base, base, "log_loss", 500, rng) == (0.0, 1.0)
+    tests = paired_bootstrap_tests(worse, base, METRICS, 500, rng)
+    assert list(tests) == list(METRICS)
+    observed = {m: worse.metrics()[m][0] - base.metrics()[m][0] for m in METRICS}
+    assert {m: d for m, (d, _) in tests.items()} == pytest.approx(observed)
+    assert tests["log_loss"][0] > 0 and tests["log_loss"][1] < 0.01
+    assert tests["accuracy"][0] < 0 and tests["accuracy"][1] < 0.01
+    assert tests["macro_f1"][0] < 0 and tests["macro_f1"][1] < 0.01
+    same = paired_bootstrap_tests(base, base, METRICS, 500, rng)
+    assert same == {metric: (0.0, 1.0) for metric in METRICS}
     other = GroupedScores.from_predictions(y[:10], probs[:10], np.arange(10))
     with pytest.raises(ValueError, match="pair on the same"):
-        paired_bootstrap_test(base, other, "log_loss", 10, rng)
+        paired_bootstrap_tests(base, other, METRICS, 10, rng)
 
 
 def test_calibration_curve_bins():

@@ -11,13 +11,16 @@ import pytest
 from assembly_gym.agents.base import Agent
 from assembly_gym.benchmarks.commands.bench import _restricted
 from assembly_gym.benchmarks.executor import LocalExecutor
-from assembly_gym.benchmarks.suites import SUITES, Options, run_suite
-from assembly_gym.benchmarks.suites.base import AgentSpec, CommonSubset, build_task
-from assembly_gym.benchmarks.suites.catalog import REAL_FEATURES, REAL_L2
+from assembly_gym.benchmarks.suites import SUITES, Options, SuiteResult, run_suite
+from assembly_gym.benchmarks.suites.base import PAIRED_METRICS, AgentSpec, CommonSubset, build_task
+from assembly_gym.benchmarks.suites.catalog import reward_spec
 from assembly_gym.envs.legislative.observation import feature_names
+from assembly_gym.irl.linear import DEFAULT_L2
+from assembly_gym.irl.rollcall import DEFAULT_FEATURES, DEFAULT_KIND
 
 QUICK = Options(quick=True, n_bootstrap=50)
 CHEAP = ("majority", "last-similar-vote", "maxent-irl (linear)")
+PAIRED = [f"{metric}_{part}" for metric in PAIRED_METRICS for part in ("diff", "p")]
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +50,36 @@ def test_synthetic_suite_scores_every_agent_on_the_same_votes(synthetic_result):
     assert table.loc["planted (oracle)", "true_reward"] > table.loc["random", "true_reward"]
     # reward recovery is reported for the agent that learns a reward, and only for it
     assert table["reward_corr"].notna().sum() >= 1
-    assert table.loc["random", "p_value"] < 0.05 and table.loc["random", "log_loss_diff"] > 0
+    # every row is tested against the default reward on the three metrics
+    default = f"maxent-irl ({DEFAULT_KIND})"
+    assert (table["reference"] == default).all()
+    assert table.loc[default, PAIRED].isna().all()  # itself
+    assert table.loc["random", ["log_loss_p", "accuracy_p", "macro_f1_p"]].max() < 0.05
+    assert table.loc["random", "log_loss_diff"] > 0 > table.loc["random", "accuracy_diff"]
+    majority = table.loc["majority"]
+    assert majority["accuracy_diff"] == pytest.approx(
+        majority["accuracy"] - table.loc[default, "accuracy"]
+    )
+    text = synthetic_result.to_markdown()
+    assert f"Δ: the row minus {default} (the reference row)" in text
+    assert "(p=0.0" in text and "| Δ macro-F1 " in text
+    standing = next(line for line in text.splitlines() if line.startswith(f"{default} against"))
+    assert "log-loss not ahead of" in standing and "planted (oracle)" in standing
+
+
+def test_the_header_says_where_the_reference_row_is_ahead():
+    nan = float("nan")
+    table = pd.DataFrame({
+        "agent": ["default", "a", "b"], "reference": "default",
+        "accuracy_diff": [nan, -0.02, -0.01], "accuracy_p": [nan, 0.001, 0.2],
+        "macro_f1_diff": [nan, -0.1, -0.2], "macro_f1_p": [nan, 0.001, 0.001],
+        "log_loss_diff": [nan, 0.05, -0.01], "log_loss_p": [nan, 0.001, 0.3],
+    })  # fmt: skip
+    result = SuiteResult("s", "a suite", "a split", "data", ("A",), {"yes": 1.0}, 1.0, table)
+    assert result.header_text().endswith(
+        "\ndefault against every other row: accuracy ahead, not surely (p ≥ 0.05) of b; "
+        "macro-F1 ahead (p < 0.05); log-loss not ahead of b."
+    )
 
 
 def test_every_agent_honours_the_protocol():
@@ -81,16 +113,18 @@ def test_unvotes_suite_on_a_small_folder(unvotes_folder):
     assert set(result.table["agent"]) == set(CHEAP)
 
 
-def test_real_votes_get_the_validated_maxent_configuration(unvotes_folder):
-    """``unvotes`` runs linear MaxEnt IRL as ``irl fit --data`` does; ``synthetic`` keeps λ = 10."""
+def test_real_votes_get_the_validated_configuration(unvotes_folder):
+    """``unvotes`` reads the default reward's features and runs the linear reward as ``irl fit
+    --kind linear --data`` does; ``synthetic`` keeps the env's features and λ = 10."""
     for name, options, features, l2 in (
-        ("unvotes", Options(data=str(unvotes_folder)), REAL_FEATURES, REAL_L2),
+        ("unvotes", Options(data=str(unvotes_folder)), DEFAULT_FEATURES, DEFAULT_L2),
         ("synthetic", QUICK, None, 10.0),
     ):
         task = build_task(SUITES[name], options)
         assert task.layout.names == feature_names(*([features] if features else []))
         (spec,) = _restricted(SUITES[name], ("maxent-irl (linear)",)).agents(task, options)
-        assert spec.fit(task, task.countries[:2])[task.countries[0]].l2 == l2
+        agent = spec.fit(task, task.countries[:2])[task.countries[0]]
+        assert agent.model_.info["l2"] == l2
 
 
 def test_same_seed_same_numbers_other_seed_other_intervals():
@@ -257,6 +291,14 @@ def test_metric_bars_accept_intervals_a_rounding_error_away_from_the_value():
     assert png.startswith(b"\x89PNG")
 
 
+def test_two_agents_of_one_name_are_refused():
+    def agents(task, options):
+        return [reward_spec("linear"), reward_spec("linear", l2=1.0)]
+
+    with pytest.raises(ValueError, match="has two agents named 'maxent-irl \\(linear\\)'"):
+        run_suite(replace(SUITES["synthetic"], agents=agents), QUICK, progress=False)
+
+
 def test_an_agent_whose_extra_is_missing_is_left_out_and_named():
     def fit(task, countries):
         raise AssertionError("never fitted: its extra is missing")
@@ -318,7 +360,10 @@ def test_agents_on_fewer_countries_are_also_scored_on_the_common_subset():
     main = result.table.set_index("agent")
     assert subset.loc[CHEAP[-1], "log_loss"] == pytest.approx(main.loc[CHEAP[-1], "log_loss"])
     assert subset.loc["majority", "n"] < main.loc["majority", "n"]
-    assert subset["p_value"].notna().all() and subset["vs_best_baseline"].iloc[0] in CHEAP
+    reference = subset["reference"].iloc[0]  # no default reward here: the best baseline
+    assert reference in CHEAP and (subset["reference"] == reference).all()
+    others = subset.drop(index=reference)
+    assert others[PAIRED].notna().all().all() and subset.loc[reference, PAIRED].isna().all()
     (caption, table), (subset_caption, subset_table) = result.tables()
     assert table is result.table and "fewer countries" in caption
     assert subset_caption == common.caption and subset_table is common.table

@@ -27,7 +27,7 @@ import pandas as pd
 from assembly_gym.benchmarks.report import RESULTS, write_report
 from assembly_gym.benchmarks.suites.base import SuiteResult
 from assembly_gym.core import artifact
-from assembly_gym.irl.reward_model import MODEL_FILE, RewardModel
+from assembly_gym.irl.base import MODEL_FILE, RewardModel
 from assembly_gym.world_models.base import load_world_model
 from assembly_gym.world_models.checkpoint import MANIFEST
 from assembly_gym.world_models.leworld import LeWorldModel

@@ -105,7 +105,7 @@ def sources(tmp_path_factory, small_assembly):
     from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     from assembly_gym.envs.legislative.transitions import deliberation_transitions
     from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
-    from assembly_gym.irl.reward_model import RewardModel
+    from assembly_gym.irl.linear import LinearRewardModel
     from assembly_gym.world_models.leworld import LeWorldConfig, LeWorldModel, LeWorldSystem
     from assembly_gym.world_models.mlp import MLPEnsemble
 
@@ -119,8 +119,8 @@ def sources(tmp_path_factory, small_assembly):
     found = {}
     for seed, label in enumerate(("old", "new")):
         theta = np.random.default_rng(seed).normal(size=(len(data.countries), 3, 3))
-        RewardModel(data.country_names, ("yes", "no", "abstain"), ("x1", "x2"), theta,
-                    history=data).save(root / f"irl_{label}")  # fmt: skip
+        LinearRewardModel(data.country_names, ("yes", "no", "abstain"), ("x1", "x2"), theta,
+                          history=data).save(root / f"irl_{label}")  # fmt: skip
         mlp = MLPEnsemble(members=1, hidden=(4,), max_epochs=1, seed=seed, threads=1)
         mlp.fit(transitions).save(root / f"world_model_{label}")
         system = LeWorldSystem(world.config, world.memory, config, seed=seed)
@@ -133,7 +133,7 @@ def sources(tmp_path_factory, small_assembly):
 
 def state(scenario: str, folder: Path) -> tuple[str, object]:
     """(artifact id, content) of what ``folder`` holds, loaded as users load it."""
-    from assembly_gym.irl.reward_model import RewardModel
+    from assembly_gym.irl.base import RewardModel
     from assembly_gym.world_models.base import load_world_model
     from assembly_gym.world_models.checkpoint import read_checkpoint
     from assembly_gym.world_models.leworld import LeWorldModel
@@ -141,7 +141,7 @@ def state(scenario: str, folder: Path) -> tuple[str, object]:
     artifact_id = json.loads((folder / saver.MANIFESTS[scenario]).read_text())["artifact_id"]
     if scenario == "irl":
         model = RewardModel.load(folder)
-        return artifact_id, (model.theta.tobytes(), model.history.votes.tobytes())
+        return artifact_id, (model.profile()[0].tobytes(), model.history.votes.tobytes())
     if scenario == "world_model":
         model = load_world_model(folder)
         obs = model.start_states[:4]

@@ -82,3 +82,14 @@ def test_the_dendrogram_grows_with_the_countries() -> None:
     large = dendrogram_figure(theta, [f"C{i}" for i in range(len(theta))])
     assert large.get_figheight() > small.get_figheight()
     assert len(large.axes[0].get_yticklabels()) == len(theta)  # a row per country
+
+
+def test_the_heatmap_finds_the_action_after_the_label() -> None:
+    names = ("7:yes", "7:no", "9:yes", "9:no")  # the default profile: vote probabilities
+    values = np.random.default_rng(5).uniform(size=(4, len(names)))
+    figure = weights_heatmap_figure(values, list("ABCD"), names, actions=("yes", "no"),
+                                    title="Profiles", label="probability")  # fmt: skip
+    panels = [axis for axis in figure.axes if axis.get_label() != "<colorbar>"]
+    assert [axis.get_title() for axis in panels] == ["action 'yes'", "action 'no'"]
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == ["7", "9"]
+    assert figure.get_suptitle().startswith("Profiles (all 4 countries)")

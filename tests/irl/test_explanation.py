@@ -7,13 +7,15 @@ import pytest
 
 from assembly_gym.envs.legislative.observation import FeatureConfig, feature_names
 from assembly_gym.irl.explanation import (
+    action_grid,
+    compare_effects,
     compare_weights,
     country_decisions,
     describe_feature,
     feature_kind,
     vote_effects,
 )
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.linear import LinearRewardModel
 from assembly_gym.irl.rollcall import fit_reward_model
 
 ACTIONS = ("yes", "no", "abstain")
@@ -47,8 +49,8 @@ def test_habits_are_apart_from_preferences(name: str, kind: str) -> None:
     assert feature_kind(name) == kind
 
 
-def _model(theta: np.ndarray, se: np.ndarray | None) -> RewardModel:
-    return RewardModel(("A", "B"), ACTIONS, ("issue_hr", "year"), theta, se)
+def _model(theta: np.ndarray, se: np.ndarray | None) -> LinearRewardModel:
+    return LinearRewardModel(("A", "B"), ACTIONS, ("issue_hr", "year"), theta, se)
 
 
 def test_effects_match_the_policy_and_their_intervals_match_sampling() -> None:
@@ -110,9 +112,39 @@ def test_compare_adds_both_variances() -> None:
 def test_decisions_of_a_fitted_model(small_assembly) -> None:
     data = small_assembly.data.select_sessions(1, 3)
     name = data.country_names[0]
-    model = fit_reward_model(data, [name], l2=10.0)
+    model = fit_reward_model(data, [name], kind="linear", l2=10.0)
     obs = country_decisions(model, [name])[name]
     assert obs.shape == ((data.votes[0] >= 0).sum(), len(model.obs_names))
     table = vote_effects(model, name, obs)
     assert "bias" not in table.index and set(table["kind"]) <= {"preference", "habit", "alignment"}
     assert np.isfinite(table[["yes", "yes_se"]].to_numpy(float)).all()
+
+
+def test_compare_effects_differs_the_two_countries_effects_on_the_same_votes() -> None:
+    rng = np.random.default_rng(1)
+    obs = np.column_stack([rng.integers(0, 2, 300), rng.uniform(0, 1, 300)])
+    theta = rng.normal(0, 0.5, (2, 3, 3))
+    model = _model(theta, np.full_like(theta, 0.05))
+    table = compare_effects(model, "A", "B", obs)
+    first, second = vote_effects(model, "A", obs), vote_effects(model, "B", obs)
+    for action in ACTIONS:
+        np.testing.assert_allclose(table[f"{action}_A"], first.loc[table.index, action])
+        np.testing.assert_allclose(table[action], table[f"{action}_A"] - table[f"{action}_B"])
+    se = np.hypot(first.loc[table.index, "yes_se"], second.loc[table.index, "yes_se"])
+    np.testing.assert_allclose(table["yes_high"] - table["yes"], 1.959964 * se, rtol=1e-5)
+    assert list(table["z"]) == sorted(table["z"], reverse=True)
+    bare = compare_effects(_model(theta, None), "A", "B", obs)  # no interval: by the difference
+    assert bare["z"].isna().all() and bare["yes_low"].isna().all()
+    assert list(bare["largest"]) == sorted(bare["largest"], reverse=True)
+
+
+def test_action_grid_finds_the_action_on_either_side() -> None:
+    labels, where = action_grid(["yes:bias", "yes:x", "no:bias", "no:x"], ("yes", "no"))
+    assert labels == ("bias", "x") and where.tolist() == [[0, 1], [2, 3]]
+    labels, where = action_grid(["7:yes", "7:no", "9:yes", "9:no"], ("yes", "no"))
+    assert labels == ("7", "9") and where.tolist() == [[0, 2], [1, 3]]
+    assert action_grid(["yes:topic: a · b", "no:topic: a · b"], ("yes", "no"))[0] == (
+        "topic: a · b",
+    )
+    assert action_grid(["w0", "w1"], ("yes", "no")) is None
+    assert action_grid(["yes:a", "no:b"], ("yes", "no")) is None  # not every pair

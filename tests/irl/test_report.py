@@ -19,6 +19,7 @@ from assembly_gym.irl.report import (
     over_time_text,
     period_blocks,
     period_models,
+    profile_text,
     weights_text,
 )
 from assembly_gym.irl.rollcall import fit_reward_model
@@ -46,7 +47,7 @@ def test_blocks_keep_only_the_countries_that_voted_in_them(small_assembly) -> No
 def periods(small_assembly, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("periods")
     for name, block, _ in period_blocks(small_assembly.data, 3):
-        fit_reward_model(block, l2=5.0, standard_errors=False).save(folder / name)
+        fit_reward_model(block, kind="linear", l2=5.0, standard_errors=False).save(folder / name)
     return folder
 
 
@@ -90,13 +91,13 @@ def test_over_time_text_shows_each_section_by_period(periods, small_assembly) ->
 
 @pytest.fixture(scope="module")
 def model(small_assembly):
-    return fit_reward_model(small_assembly.data.select_sessions(1, 4), l2=5.0)
+    return fit_reward_model(small_assembly.data.select_sessions(1, 4), kind="linear", l2=5.0)
 
 
 def test_effects_text_ranks_the_top_features_of_each_section(model) -> None:
     name = model.countries[1]
     text, table = effects_text(model, name, top=2)
-    assert text.startswith(f"What moves {name}'s votes") and "95% CI by the delta method" in text
+    assert text.startswith(f"What moves {name}'s votes") and "[95% CI]" in text
     assert "Strongest preference: " in text and SECTIONS[0][1] in text
     ranks = [line[:3] for line in text.splitlines()]
     assert " 2 " in ranks and " 3 " not in ranks
@@ -122,6 +123,47 @@ def test_comparison_text_says_where_two_countries_differ_and_agree(model) -> Non
 
 def test_fit_summary_says_what_was_fitted(model) -> None:
     text = fit_summary(model)
-    assert text.startswith(f"Fitted 6 countries on {model.info['source']}, sessions 1–4 (")
+    source = model.info["source"]
+    assert text.startswith(f"Fitted 6 countries' linear rewards on {source}, sessions 1–4 (")
     assert "l2=5.0, shrinkage=global" in text and "converged=" in text
-    assert fit_summary(model, "my votes").startswith("Fitted 6 countries on my votes")
+    assert fit_summary(model, "my votes").startswith("Fitted 6 countries' linear rewards on my")
+
+
+def test_profile_text_of_a_linear_model_is_the_weights_summary(model) -> None:
+    text, table = profile_text(model)
+    assert text.startswith("Mean and spread across 6 countries of what describes each country's")
+    weights = model.explain()
+    np.testing.assert_allclose(table["no_sd"], weights.loc[table.index, "no_sd"])
+
+
+@pytest.fixture(scope="module")
+def trees(small_assembly):
+    data = small_assembly.data.select_sessions(1, 4)
+    return fit_reward_model(data, data.country_names[:3], kind="trees", n_trees=20,
+                            min_child_samples=10)  # fmt: skip
+
+
+def test_a_kind_without_weights_reads_out_its_effects_and_profile(trees) -> None:
+    assert fit_summary(trees).startswith("Fitted 3 countries' trees rewards on")
+    assert "n_trees=20" in fit_summary(trees)
+    text, table = effects_text(trees, trees.countries[0], top=2)
+    assert "[no CI (the trees kind gives none)]" in text and table["yes_low"].isna().all()
+    text, table = profile_text(trees)
+    assert text.startswith("Mean and spread across 3 countries") and len(table) == len(
+        trees.obs_names
+    )
+    means = table.filter(like="mean").abs().max(axis=1)
+    assert list(means) == sorted(means, reverse=True)
+    text, table = comparison_text(trees, *trees.countries[:2], top=3)
+    assert "the difference of their effects" in text and "|z|" not in text
+    assert "[no CI (the trees kind gives none)]" in text and table["z"].isna().all()
+
+
+def test_the_default_profile_is_the_last_sessions_vote_probabilities(small_assembly) -> None:
+    data = small_assembly.data.select_sessions(1, 2)
+    model = fit_reward_model(data, data.country_names[:2], kind="neural", hidden=(2,), epochs=2,
+                             device="cpu")  # fmt: skip
+    text, table = profile_text(model)
+    assert "its vote probabilities on each roll call (rcid) of the last training session" in text
+    assert len(table) == (data.roll_calls["session"] == 2).sum()
+    np.testing.assert_allclose(table.filter(like="mean").sum(axis=1), 1.0)

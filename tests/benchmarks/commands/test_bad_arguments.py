@@ -232,6 +232,7 @@ def test_settings_checked_together_stop_before_any_work(tmp_path, capsys, monkey
         ("debate", "train", "--min-epochs", "5", "--max-epochs", "3"): "min_epochs ≤ max_epochs",
         ("debate", "train", "--claim-command", ""): "the claim command is empty",
         ("irl", "fit", "--sessions", "9-3"): "first session 9 is after last session 3",
+        ("irl", "fit", "--kind", "trees", "--l2", "5"): "--l2: applies to --kind linear only",
         ("leworld", "train", "--set", "phase1_lr=nan"): "phase1_lr must be a finite number",
         ("leworld", "train", "--set", "phase2_epochs=0"): "phase2_epochs must be positive",
         ("leworld", "train", "--num-words", "2048"): "blocks of 32 pages",

@@ -1,8 +1,9 @@
-"""``assembly-gym irl fit | explain | predict`` on a tiny unvotes-layout folder."""
+"""``assembly-gym irl fit | explain | compare | predict`` on tiny data, for every kind."""
 
 from __future__ import annotations
 
 import builtins
+import functools
 import gzip
 import io
 import re
@@ -14,12 +15,22 @@ import pandas as pd
 import pytest
 
 from assembly_gym.benchmarks.cli import main
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.envs.legislative.observation import FeatureConfig
+from assembly_gym.irl import rollcall
+from assembly_gym.irl.base import RewardModel
+from assembly_gym.irl.linear import DEFAULT_L2, LinearRewardModel
+from assembly_gym.irl.rollcall import DEFAULT_FEATURES, DEFAULT_KIND
 
 
 def _fit(out: Path, *flags: str) -> int:
     """``assembly-gym irl fit FLAGS --out OUT``."""
     return main(["irl", "fit", *flags, "--out", str(out)])
+
+
+def _small_trees(patch: pytest.MonkeyPatch) -> None:
+    """``irl fit`` grows few trees (the CLI sets none of the kinds' settings but the linear's)."""
+    fit = functools.partial(rollcall.fit_reward_model, n_trees=20, min_child_samples=10)
+    patch.setattr(rollcall, "fit_reward_model", fit)
 
 
 def _predict(model: Path, data: Path, out: Path, *flags: str) -> int:
@@ -31,12 +42,13 @@ def _predict(model: Path, data: Path, out: Path, *flags: str) -> int:
 def fitted(small_unvotes_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("model")
     flags = ["--data", str(small_unvotes_folder), "--sessions", "1-4", "--all", "--l2", "5"]
-    assert _fit(out, *flags, "--quiet") == 0
+    assert _fit(out, *flags, "--kind", "linear", "--quiet") == 0
     return out
 
 
 def test_fit_writes_a_loadable_model(fitted: Path, capsys) -> None:
     model = RewardModel.load(fitted)
+    assert isinstance(model, LinearRewardModel) and model.feature_config == DEFAULT_FEATURES
     assert len(model.countries) == 6 and model.info["sessions"] == [1, 4]
     assert model.history.sessions.max() == 4
 
@@ -50,10 +62,10 @@ def test_explain_prints_one_country_or_the_summary(fitted: Path, tmp_path: Path,
     assert "across 6 countries" in text and "(all 6 countries)" in text
     flags = ["--plots", str(tmp_path), "--plot-countries"]
     assert main(["irl", "explain", str(fitted), *flags, "4"]) == 0
-    assert "the 4 of 6 countries with the largest weight norms" in capsys.readouterr().out
+    assert "the 4 of 6 countries with the largest norms" in capsys.readouterr().out
     assert main(["irl", "explain", str(fitted), *flags, "0"]) == 0
     assert "(all 6 countries)" in capsys.readouterr().out
-    assert (tmp_path / "weights_heatmap.png").stat().st_size > 1000
+    assert (tmp_path / "reward_heatmap.png").stat().st_size > 1000
     assert (tmp_path / "dendrogram.png").stat().st_size > 1000
 
 
@@ -114,10 +126,44 @@ def test_bad_input_is_a_one_line_error(
     assert "no un_roll_calls.csv.gz" in capsys.readouterr().err
 
 
-def test_fit_on_the_synthetic_default(tmp_path: Path, capsys) -> None:
+def test_fit_without_flags_is_the_default_configuration(tmp_path: Path, capsys, monkeypatch):
+    if DEFAULT_KIND == "trees":
+        _small_trees(monkeypatch)
     countries = ["--country", "Country 001", "Country 002"]
-    assert _fit(tmp_path, "--synthetic", *countries, "--no-standard-errors", "--quiet") == 0
-    assert RewardModel.load(tmp_path).countries == ("Country 001", "Country 002")
+    assert _fit(tmp_path, "--synthetic", "--sessions", "1-4", *countries, "--quiet") == 0
+    model = RewardModel.load(tmp_path)
+    assert model.countries == ("Country 001", "Country 002") and model.kind == DEFAULT_KIND
+    assert model.feature_config == DEFAULT_FEATURES  # on synthetic votes as on real ones
+    assert f"Fitted 2 countries' {DEFAULT_KIND} rewards on synthetic" in capsys.readouterr().out
+
+
+def test_the_linear_kind_gives_weights(tmp_path: Path, capsys) -> None:
+    flags = ["--synthetic", "--sessions", "1-4", "--country", "Country 001", "Country 002"]
+    assert _fit(tmp_path / "m", *flags, "--kind", "linear", "--plain-features", "--quiet") == 0
+    model = RewardModel.load(tmp_path / "m")
+    assert isinstance(model, LinearRewardModel) and model.info["l2"] == DEFAULT_L2
+    assert model.feature_config == FeatureConfig() and model.standard_errors is not None
+    assert model.weights("Country 001").shape == (3, 1 + len(model.obs_names))
+    assert "l2=1000.0, shrinkage=global" in capsys.readouterr().out
+
+
+def test_a_bad_kind_or_a_linear_flag_of_another_kind_is_one_line(tmp_path: Path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        _fit(tmp_path / "m", "--kind", "forest")
+    assert stop.value.code == 2 and "invalid choice: 'forest'" in capsys.readouterr().err
+    for flag in (["--l2", "5"], ["--shrinkage", "none"], ["--no-standard-errors"]):
+        assert _fit(tmp_path / "m", "--kind", "trees", *flag) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{flag[0]}: applies to --kind linear only" in err
+    assert _fit(tmp_path / "m", "--l2", "5") == 2  # not silently dropped by the default kind
+    assert f"not --kind {DEFAULT_KIND} (the default): add --kind linear" in capsys.readouterr().err
+    trajectories = tmp_path / "documents"
+    trajectories.mkdir()
+    (trajectories / "A_RES_1.trajectory.json").write_text("{}")  # refused before it is read
+    assert _fit(tmp_path / "m", "--data", str(trajectories), "--kind", "trees") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "trees rewards are one-step only" in err
+    assert not (tmp_path / "m").exists()
 
 
 def test_explain_leads_with_effects_in_words(fitted: Path, tmp_path: Path, capsys) -> None:
@@ -125,7 +171,7 @@ def test_explain_leads_with_effects_in_words(fitted: Path, tmp_path: Path, capsy
     code = main(["irl", "explain", str(fitted), "--country", "Country 002", "--top", "2",
                  "--csv", str(csv)])  # fmt: skip
     text = capsys.readouterr().out
-    assert code == 0 and "What moves Country 002's votes" in text and "95% CI" in text
+    assert code == 0 and "What moves Country 002's votes" in text and "[95% CI]" in text
     assert "What it wants" in text and "Habit: its own earlier votes" in text
     ranks = [line[:3] for line in text.splitlines()]
     assert " 2 " in ranks and " 3 " not in ranks  # --top 2 rows per section
@@ -157,7 +203,8 @@ def test_compare_two_countries(fitted: Path, tmp_path: Path, capsys) -> None:
 
 def test_over_time_from_period_models(small_unvotes_folder: Path, tmp_path: Path, capsys):
     periods = tmp_path / "periods"
-    flags = ["--data", str(small_unvotes_folder), "--all", "--by-period", "3", "--l2", "5"]
+    flags = ["--data", str(small_unvotes_folder), "--all", "--by-period", "3", "--kind", "linear",
+             "--l2", "5"]  # fmt: skip
     assert _fit(periods, *flags, "--quiet") == 0
     assert sorted(p.name for p in periods.iterdir()) == ["sessions-01-03", "sessions-04-06"]
     assert _fit(periods, *flags, "--quiet") == 0  # an earlier run's folder is replaced
@@ -179,15 +226,57 @@ def test_plot_needs_over_time(fitted: Path, tmp_path: Path, capsys) -> None:
     assert code == 2 and "--over-time" in capsys.readouterr().err
 
 
-def test_fit_with_topics_and_relations_reads_them_out(
-    small_unvotes_folder: Path, tmp_path: Path, capsys
-) -> None:
+def test_fit_with_topics_reads_them_out(small_unvotes_folder: Path, tmp_path: Path, capsys):
     flags = ["--data", str(small_unvotes_folder), "--sessions", "1-4", "--country", "Country 002"]
     model = tmp_path / "model"
-    assert _fit(model, *flags, "--text", "topics", "--relations", "--quiet") == 0
+    assert _fit(model, *flags, "--text", "topics", "--kind", "linear", "--quiet") == 0
     names = RewardModel.load(model).obs_names
     assert any(n.startswith("topic: ") for n in names) and "agree_majority" in names
     assert not any(n.startswith("text_") for n in names)
     csv = tmp_path / "effects.csv"
     code = main(["irl", "explain", str(model), "--country", "Country 002", "--csv", str(csv)])
     assert code == 0 and "topic: " in capsys.readouterr().out + csv.read_text()
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tree-ensemble reward of three synthetic countries on sessions 1–4."""
+    out = tmp_path_factory.mktemp("trees")
+    countries = ["Country 001", "Country 002", "Country 003"]
+    flags = ["--synthetic", "--sessions", "1-4", "--country", *countries, "--quiet"]
+    with pytest.MonkeyPatch.context() as patch:
+        _small_trees(patch)
+        assert _fit(out, *flags, "--kind", "trees") == 0
+    return out
+
+
+def test_a_trees_model_is_explained_without_intervals(trees: Path, tmp_path: Path, capsys):
+    csv = tmp_path / "effects.csv"
+    assert main(["irl", "explain", str(trees), "--country", "Country 002", "--csv", str(csv)]) == 0
+    text = capsys.readouterr().out
+    assert "What moves Country 002's votes" in text and "What it wants" in text
+    assert "[no CI (the trees kind gives none)]" in text
+    assert pd.read_csv(csv)["yes_low"].isna().all()
+    assert main(["irl", "explain", str(trees), "--plots", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Mean and spread across 3 countries of what describes each country's trees" in text
+    assert "(all 3 countries)" in text and (tmp_path / "dendrogram.png").stat().st_size > 1000
+    assert main(["irl", "explain", str(trees), "--country", "Country 002", "--weights"]) == 2
+    assert "--weights: reads a linear model's weights" in capsys.readouterr().err
+
+
+def test_a_trees_model_compares_effects_and_forecasts(trees: Path, tmp_path: Path, capsys):
+    csv = tmp_path / "compare.csv"
+    code = main(["irl", "compare", str(trees), "Country 001", "Country 003", "--top", "3",
+                 "--csv", str(csv)])  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0 and "the difference of their effects" in text and "Where they agree" in text
+    table = pd.read_csv(csv, index_col="feature")
+    np.testing.assert_allclose(table["yes"], table["yes_Country 001"] - table["yes_Country 003"],
+                               atol=1e-5)  # fmt: skip
+    out = tmp_path / "forecast.csv"
+    assert main(["irl", "predict", str(trees), "--data", "synthetic", "--sessions", "5-5",
+                 "--out", str(out), "--quiet"]) == 0  # fmt: skip
+    forecast = pd.read_csv(out)
+    assert forecast["country_code"].nunique() == 3
+    np.testing.assert_allclose(forecast[["p_yes", "p_no", "p_abstain"]].sum(axis=1), 1.0, atol=1e-6)

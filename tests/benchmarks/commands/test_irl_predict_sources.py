@@ -40,8 +40,9 @@ def write_undl(data: RollCallData, path: Path, sessions: tuple[int, int], *,
 def fitted(small_unvotes_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A model fitted on sessions 1–4 of the small assembly (sessions 5–6 are held out)."""
     out = tmp_path_factory.mktemp("model")
-    flags = ["--data", str(small_unvotes_folder), "--sessions", "1-4", "--l2", "5"]
-    assert main(["irl", "fit", *flags, "--no-standard-errors", "--quiet", "--out", str(out)]) == 0
+    flags = ["--data", str(small_unvotes_folder), "--sessions", "1-4", "--kind", "linear"]
+    assert main(["irl", "fit", *flags, "--l2", "5", "--no-standard-errors", "--quiet",
+                 "--out", str(out)]) == 0  # fmt: skip
     return out
 
 

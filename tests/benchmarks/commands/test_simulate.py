@@ -21,7 +21,7 @@ from assembly_gym.benchmarks.simulation import (
 from assembly_gym.benchmarks.simulation_report import report_simulation
 from assembly_gym.envs.legislative.data import ABSENT, Vote
 from assembly_gym.envs.legislative.sources import default_assembly
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
 from assembly_gym.irl.rollcall import fit_reward_model
 
 COUNTRIES = 6  # of the synthetic default's 40: a small, fast fit
@@ -30,9 +30,11 @@ SESSIONS = ["--sessions", "16-20"]
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    """A reward model of a few countries, fitted on sessions 1–15 of the synthetic default."""
+    """A linear reward of a few countries, fitted on sessions 1–15 of the synthetic default."""
     data = default_assembly().data.select_sessions(1, 15)
-    model = fit_reward_model(data, data.country_names[:COUNTRIES], standard_errors=False)
+    model = fit_reward_model(
+        data, data.country_names[:COUNTRIES], kind="linear", standard_errors=False
+    )
     return model.save(tmp_path_factory.mktemp("model") / "model")
 
 
@@ -70,6 +72,16 @@ def test_end_to_end_on_the_synthetic_default(model_dir, tmp_path, capsys):
     assert learned["log_loss"] < majority["log_loss"]  # the rewards know more than the majority
     assert len(per_roll_call) == 200 and results["voters"] == results["voters"][:COUNTRIES]
     assert results["counterfactual"]["adopted"][1] == 0 and "--force all=no" in printed
+
+
+def test_a_model_of_another_kind_plays_alike(tmp_path, capsys):
+    data = default_assembly().data.select_sessions(1, 15)
+    model = fit_reward_model(data, data.country_names[:3], kind="trees", n_trees=50, threads=1)
+    folder = model.save(tmp_path / "m")
+    results, per_roll_call = _run(folder, tmp_path / "out", "--force", "Country 001=no")
+    learned, majority = results["results"]
+    assert learned["log_loss"] < majority["log_loss"] and len(per_roll_call) == 200
+    assert results["counterfactual"] is not None and "| learned rewards " in capsys.readouterr().out
 
 
 def test_forcing_every_country_to_vote_no_adopts_nothing(model, roll_calls):
@@ -194,9 +206,8 @@ def test_without_sessions_it_plays_those_after_the_training_sessions(model_dir, 
 
 def test_without_sessions_a_model_of_every_session_is_refused(tmp_path, capsys):
     data = default_assembly().data
-    folder = fit_reward_model(data, data.country_names[:2], standard_errors=False).save(
-        tmp_path / "all"
-    )
+    model = fit_reward_model(data, data.country_names[:2], kind="linear", standard_errors=False)
+    folder = model.save(tmp_path / "all")
     line = _refused(["simulate", str(folder), "--out", str(tmp_path / "o")], capsys)
     assert "no sessions after the model's training sessions 1–20: give --sessions A-B" in line
 

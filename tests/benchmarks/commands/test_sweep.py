@@ -12,7 +12,7 @@ import pytest
 from assembly_gym.benchmarks.cli import main
 from assembly_gym.benchmarks.commands.arguments import FLAGS_KIND
 from assembly_gym.envs.legislative.sources import roll_call_data
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
 
 
 @pytest.mark.ray
@@ -34,7 +34,8 @@ def test_an_irl_sweep_writes_best_flags_that_irl_fit_reads(
     model = tmp_path / "model"
     countries = roll_call_data().country_names[:2]
     assert main(["irl", "fit", "--config", str(out / "best.json"), "--country", *countries,
-                 "--no-standard-errors", "--quiet", "--out", str(model)]) == 0  # fmt: skip
+                 "--kind", "linear", "--no-standard-errors", "--quiet",
+                 "--out", str(model)]) == 0  # fmt: skip
     info = RewardModel.load(model).info
     assert info["l2"] == best["flags"]["l2"] and info["shrinkage"] == best["flags"]["shrinkage"]
 

@@ -15,7 +15,7 @@ from assembly_gym.envs.legislative.documents import load_trajectories, write_sta
 from assembly_gym.envs.legislative.documents.loading import data_kind
 from assembly_gym.envs.legislative.resolutions import records_from_trajectories
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
 
 
 @pytest.fixture(scope="module")

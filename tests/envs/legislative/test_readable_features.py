@@ -21,7 +21,8 @@ from assembly_gym.envs.legislative.observation import (
     roll_call_text,
 )
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.irl.reward_model import RewardModel
+from assembly_gym.irl.base import RewardModel
+from assembly_gym.irl.linear import LinearRewardModel
 
 TOPICS = FeatureConfig(text="topics", text_dims=6)
 RELATIONS = FeatureConfig(relations=True, references=("Country 001", "Atlantis"))
@@ -131,7 +132,7 @@ def test_a_model_with_topics_reloads_and_forecasts_the_same(data, tmp_path):
     config = replace(TOPICS, relations=True, references=("Country 002",))
     names = RollCallFeatures(train.roll_calls, history=train, config=config).names
     rng = np.random.default_rng(0)
-    model = RewardModel(
+    model = LinearRewardModel(
         train.country_names[:3], ("yes", "no", "abstain"), names,
         rng.normal(size=(3, 3, 1 + len(names))), feature_config=config, history=train,
     )  # fmt: skip

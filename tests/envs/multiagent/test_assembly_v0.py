@@ -32,11 +32,11 @@ from assembly_gym.envs.legislative.deliberation import (
 )
 from assembly_gym.envs.legislative.documents import load_trajectories
 from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records_from_roll_calls
-from assembly_gym.envs.legislative.rewards import LinearReward, recorded_action_match
+from assembly_gym.envs.legislative.rewards import recorded_action_match
 from assembly_gym.envs.legislative.spaces import Action, Stage
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
-from assembly_gym.envs.multiagent import LinearCountryRewards
 from assembly_gym.envs.multiagent.assembly import PUBLIC_NAMES
+from assembly_gym.irl.base import CountryReward, ModelRewards
 from assembly_gym.irl.rollcall import fit_reward_model
 
 REAL = unvotes_dir()
@@ -187,8 +187,8 @@ def test_invalid_and_missing_actions_raise() -> None:
         assembly_v0.parallel_env(variant="senate")
 
 
-def _rollout(rewards: Any, seed: int = 0) -> list[dict[str, float]]:
-    env = assembly_v0.parallel_env(data=SMALL, rewards=rewards)
+def _rollout(rewards: Any, seed: int = 0, **options: Any) -> list[dict[str, float]]:
+    env = assembly_v0.parallel_env(data=SMALL, rewards=rewards, **options)
     env.reset(seed=seed)
     rng, out = np.random.default_rng(seed), []
     while env.agents:
@@ -196,18 +196,19 @@ def _rollout(rewards: Any, seed: int = 0) -> list[dict[str, float]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def model():
-    return fit_reward_model(SMALL, l2=10.0, standard_errors=False)
-
-
-def test_a_model_derived_mapping_is_batched_and_equals_per_country_rewards(model) -> None:
+@pytest.mark.parametrize(
+    ("kind", "settings"),
+    [("linear", {"l2": 10.0, "standard_errors": False}), ("trees", {"n_trees": 50, "threads": 1})],
+)
+def test_a_model_derived_mapping_is_batched_and_equals_per_country_rewards(kind, settings) -> None:
+    model = fit_reward_model(SMALL, kind=kind, **settings)
     batched = model.reward_fns()
-    assert isinstance(batched, LinearCountryRewards) and set(batched) == set(SMALL.country_names)
+    assert isinstance(batched, ModelRewards) and set(batched) == set(SMALL.country_names)
     per_country = {country: model.as_reward_fn(country) for country in SMALL.country_names}
     # the same functions without their batch method: one call per agent
-    one_by_one = {c: functools.partial(LinearReward.__call__, fn) for c, fn in per_country.items()}
-    fast, general, slow = _rollout(batched), _rollout(per_country), _rollout(one_by_one)
+    one_by_one = {c: functools.partial(CountryReward.__call__, fn) for c, fn in per_country.items()}
+    features = {"feature_config": model.feature_config}  # the observations the rewards read
+    fast, general, slow = (_rollout(fns, **features) for fns in (batched, per_country, one_by_one))
     for a, b, c in zip(fast, general, slow, strict=True):
         assert a.keys() == b.keys() == c.keys()
         np.testing.assert_allclose([a[k] for k in a], [b[k] for k in a], rtol=1e-10)
@@ -226,13 +227,6 @@ def test_mixed_reward_functions_and_bad_mappings() -> None:
     rewards[SMALL.country_names[1]] = lambda *args: float("nan")
     with pytest.raises(RewardFunctionError):
         _rollout(rewards)
-
-
-def test_linear_country_rewards_checks_its_shapes(model) -> None:
-    fns = model.reward_fns()
-    with pytest.raises(ValueError, match="shape"):
-        LinearCountryRewards(fns.countries, fns.theta[:, :2], fns.feature_map)
-    assert isinstance(fns[SMALL.country_names[2]], LinearReward)
 
 
 def test_renders_show_the_agents_votes() -> None:

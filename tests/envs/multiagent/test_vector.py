@@ -14,6 +14,7 @@ from assembly_gym.agents.sb3_vec import SB3VecEnv
 from assembly_gym.core.errors import DataError, InvalidActionError, RewardFunctionError
 from assembly_gym.envs import assembly_v0
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData
+from assembly_gym.envs.legislative.observation import FeatureConfig
 from assembly_gym.envs.legislative.rewards import recorded_action_match
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.envs.multiagent.vector import AgentSlotsVectorEnv, AssemblyVectorEnv
@@ -39,7 +40,10 @@ def _mixed_rewards() -> dict[str, Any]:
 
 
 def _linear_rewards() -> Any:
-    return fit_reward_model(_small(), l2=10.0, standard_errors=False).reward_fns()
+    """Learned rewards of the env's own observations (its default features)."""
+    model = fit_reward_model(_small(), kind="linear", feature_config=FeatureConfig(), l2=10.0,
+                             standard_errors=False)  # fmt: skip
+    return model.reward_fns()
 
 
 def _row(infos: dict[str, Any], i: int) -> dict[str, Any]:
