@@ -35,11 +35,11 @@ from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import checked_field
 from assembly_gym.irl.base import Decisions, RewardModel, reward_kind
 
-__all__ = ["DEFAULT_MEMBERS", "MixtureRewardModel"]
+__all__ = ["DEFAULT_MEMBERS", "MEMBER_SETTINGS", "MixtureRewardModel"]
 
 DEFAULT_MEMBERS: dict[str, float] = {"trees": 0.6, "linear": 0.4}
 """Member kind → weight of the default mixture (chosen on validation sessions)."""
-_DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
+MEMBER_SETTINGS: dict[str, dict[str, Any]] = {
     "trees": {"n_trees": 100, "learning_rate": 0.15, "bins": 63},
     "linear": {"l2": 1000.0, "standard_errors": False},
 }
@@ -100,7 +100,7 @@ class MixtureRewardModel(RewardModel):
             raise ValueError(f"settings for {unknown} name no member of {list(members)}")
         fitted = []
         for kind, _ in members.items():
-            options = settings.get(kind, _DEFAULT_SETTINGS.get(kind, {}))
+            options = settings.get(kind, MEMBER_SETTINGS.get(kind, {}))
             fitted.append(reward_kind(kind).fit(decisions, progress=progress, **options))
         info = {"members": [{"kind": m.kind, "weight": w, "info": m.info}
                             for m, w in zip(fitted, members.values(), strict=True)]}  # fmt: skip

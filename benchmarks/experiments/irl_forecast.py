@@ -1,8 +1,9 @@
 """Real held-out forecast: ``irl fit`` on sessions ≤ 60, ``irl predict`` on 61–69, one table.
 
 1. Features and λ are chosen inside the training sessions: fit ≤ 55, score log-loss on
-   56–60 (a forecast), for each of ``FEATURE_SETS`` at λ = ``DEFAULT_L2``, then each λ of
-   ``--l2-grid`` on ``DEFAULT_FEATURES`` (the bench's).
+   56–60 (a forecast), for each of ``FEATURE_SETS`` at λ = ``DEFAULT_L2``, then the kinds
+   (trees, linear, their mixtures: :func:`kind_losses`), then each λ of ``--l2-grid`` on
+   ``DEFAULT_FEATURES`` (the bench's).
 2. ``assembly-gym irl fit --data DIR --sessions 1-60`` with the bench's features and that λ,
    then ``assembly-gym irl predict MODEL --data DIR`` (which never opens the vote table).
 3. The forecasts are scored on every vote of sessions 61–69 by the countries that voted in
@@ -36,10 +37,15 @@ from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.metrics import classification_metrics
 from assembly_gym.envs.legislative.data import ABSENT, RollCallData, load_unvotes
 from assembly_gym.envs.legislative.observation import FeatureConfig
+from assembly_gym.irl.base import RewardModel
 from assembly_gym.irl.linear import DEFAULT_L2
+from assembly_gym.irl.mixture import DEFAULT_MEMBERS, MEMBER_SETTINGS, MixtureRewardModel
 from assembly_gym.irl.rollcall import DEFAULT_FEATURES, fit_reward_model
 
-__all__ = ["FEATURE_SETS", "add_arguments", "bench_rows", "run", "validation_losses"]
+__all__ = ["FEATURE_SETS", "add_arguments", "bench_rows", "kind_losses", "run",
+           "validation_losses"]  # fmt: skip
+TREE_WEIGHTS = (0.4, 0.5, 0.6, 0.7, 0.8)
+"""The trees' weights in the mixtures compared on validation sessions."""
 
 METRICS = ("accuracy", "macro_f1", "log_loss")
 BENCH_AGENTS = ("random", "always-yes", "majority", "issue-majority", "last-similar-vote",
@@ -66,7 +72,31 @@ def validation_losses(
     fit_part, validation = train.temporal_split(last_fit_session)
     losses = {}
     for name, (config, l2) in candidates.items():
-        model = fit_reward_model(fit_part, l2=l2, feature_config=config, standard_errors=False)
+        model = fit_reward_model(fit_part, kind="linear", l2=l2, feature_config=config,
+                                 standard_errors=False)  # fmt: skip
+        losses[name] = forecast_log_loss(model, validation, fit_part)
+        print(f"  validation {name}: log-loss {losses[name]:.4f}", flush=True)
+    return losses
+
+
+def kind_losses(train: RollCallData, last_fit_session: int) -> dict[str, float]:
+    """Validation log-loss of the trees, the linear reward and their mixtures, printed.
+
+    Both members are fitted once (their default settings, ``DEFAULT_FEATURES``) on the
+    sessions up to ``last_fit_session``; each mixture weight of :data:`TREE_WEIGHTS` pools them.
+    """
+    fit_part, validation = train.temporal_split(last_fit_session)
+    trees = fit_reward_model(fit_part, kind="trees", **MEMBER_SETTINGS["trees"])
+    linear = fit_reward_model(fit_part, kind="linear", **MEMBER_SETTINGS["linear"])
+    models: dict[str, RewardModel] = {"trees": trees, "linear": linear}
+    for weight in TREE_WEIGHTS:
+        models[f"mixture, trees {weight:g}"] = MixtureRewardModel(
+            trees.countries, trees.action_names, trees.obs_names, members=(trees, linear),
+            weights=(weight, 1 - weight), feature_config=trees.feature_config,
+            history=fit_part, layout=trees.layout,
+        )  # fmt: skip
+    losses = {}
+    for name, model in models.items():
         losses[name] = forecast_log_loss(model, validation, fit_part)
         print(f"  validation {name}: log-loss {losses[name]:.4f}", flush=True)
     return losses
@@ -113,6 +143,9 @@ def run(args: argparse.Namespace) -> None:
     print(f"Choosing the features: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}, "
           f"λ = {DEFAULT_L2:g}:")  # fmt: skip
     validation_losses(split.train, {k: (v, DEFAULT_L2) for k, v in FEATURE_SETS.items()}, last_fit)
+    print(f"Choosing the kind: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train} "
+          f"(the default: mixture, trees {DEFAULT_MEMBERS['trees']:g}):")  # fmt: skip
+    kind_losses(split.train, last_fit)
     print(f"Choosing λ: fit ≤ {last_fit}, validate {last_fit + 1}–{last_train}:")
     grid = {f"λ={l2:g}": (DEFAULT_FEATURES, l2) for l2 in args.l2_grid}
     losses = validation_losses(split.train, grid, last_fit)

@@ -9,7 +9,7 @@ validation score after each iteration: a fit, a chunk of epochs, a chunk of time
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = ["Param", "Space", "SweepSettings"]
@@ -100,6 +100,7 @@ class Space:
         iterations: (config, seed, data) → the validation score after each iteration.
         n_iterations: settings → how many scores a trial yields at most (1: no early stopping).
         summary: one line for the docs and ``--help``.
+        fixed: flags the best flags always carry, by dest (``{"kind": "linear"}``).
     """
 
     name: str
@@ -111,3 +112,4 @@ class Space:
     iterations: Callable[[Mapping[str, Any], int, Any], Iterator[float]]
     n_iterations: Callable[[SweepSettings], int]
     summary: str
+    fixed: Mapping[str, Any] = field(default_factory=dict)

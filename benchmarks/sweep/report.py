@@ -52,9 +52,9 @@ def best_document(result: SweepResult) -> dict:
     """``best.json``: the best flags for the consuming command, with their score and split."""
     row = result.trials.iloc[0]
     return flags_document(
-        result.space.command, result.best, space=result.space.name, score=float(row["score"]),
-        score_sd=float(row["score_sd"]), metric=result.space.metric, split=result.split,
-        seeds=list(result.seeds), search=result.search,
+        result.space.command, {**result.space.fixed, **result.best}, space=result.space.name,
+        score=float(row["score"]), score_sd=float(row["score_sd"]), metric=result.space.metric,
+        split=result.split, seeds=list(result.seeds), search=result.search,
     )  # fmt: skip
 
 

@@ -137,6 +137,7 @@ IRL = Space(
     iterations=_irl_iterations,
     n_iterations=lambda settings: 1,
     summary="linear MaxEnt IRL's prior precision --l2 and --shrinkage (irl fit)",
+    fixed={"kind": "linear"},
 )
 
 _NEURAL_EPOCHS, _NEURAL_CHUNK = 300, 30  # the bench's epochs; scored every 30
