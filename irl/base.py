@@ -385,8 +385,8 @@ class RewardModel(ABC):
             moved[chunk] = softmax(logits, axis=1).reshape(len(chunk), 2, n, -1).mean(axis=2)
         no_interval = np.full(len(self.action_names), np.nan)
         entries = [
-            effect_row(name, *spans[j], moved[j, 1] - moved[j, 0], no_interval, self.action_names)
-            for j, name in enumerate(self.obs_names)
+            effect_row(name, low, high, moved[j, 1] - moved[j, 0], no_interval, self.action_names)
+            for j, (name, (low, high)) in enumerate(zip(self.obs_names, spans, strict=True))
         ]
         return effects_table(entries)
 

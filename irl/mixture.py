@@ -117,7 +117,7 @@ class MixtureRewardModel(RewardModel):
 
     def _parts(self) -> tuple[dict[str, Any], dict[str, bytes]]:
         """Each member's manifest fields and files (named ``<m>-<file>``), with its weight."""
-        entries, files = [], {}
+        entries, files = [], dict[str, bytes]()
         for m, (member, weight) in enumerate(zip(self.members, self.weights, strict=True)):
             payload, parts = member._parts()
             entries.append({"kind": member.kind, "weight": weight, "payload": payload,

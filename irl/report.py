@@ -74,10 +74,12 @@ def fit_summary(model: RewardModel, source: object = None) -> str:
     source = info["source"] if source is None else source
     if isinstance(model, LinearRewardModel):
         settings = {"l2": info["l2"], "shrinkage": info["shrinkage"]}
+    elif "members" in info:  # a mixture
+        settings = {"members": " + ".join(f"{m['kind']} {m['weight']:g}" for m in info["members"])}
     else:
         settings = info.get("settings", {})
-    details = ", ".join([*(f"{k}={v}" for k, v in settings.items()),
-                         f"{info['fit_seconds']:.1f} s"])  # fmt: skip
+    seconds = [f"{info['fit_seconds']:.1f} s"] if "fit_seconds" in info else []
+    details = ", ".join([*(f"{k}={v}" for k, v in settings.items()), *seconds])
     if model.env_id == "assembly/Deliberation-v0":
         return (
             f"Fitted {len(model.countries)} countries' Deliberation-v0 rewards on {source} "

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -127,9 +128,12 @@ def fit_reward_model(
             demo = replace(demo, obs=demo.obs[:, columns])
         grouped[demo.country].append(demo)
     decisions = demonstration_decisions(grouped, reward_features)
+    began = time.perf_counter()
     model = model_class.fit(decisions, progress=progress, **settings)
+    seconds = round(time.perf_counter() - began, 3)
     sessions = data.sessions
     votes = np.bincount(decisions.rows, minlength=len(decisions.countries))
     info = {"source": data.source, "sessions": [int(sessions[0]), int(sessions[-1])],
-            "n_votes": dict(zip(decisions.countries, votes.tolist(), strict=True)), **model.info}
+            "n_votes": dict(zip(decisions.countries, votes.tolist(), strict=True)),
+            "fit_seconds": seconds, **model.info}  # fmt: skip
     return replace(model, feature_config=config, info=info, history=data, layout=layout)

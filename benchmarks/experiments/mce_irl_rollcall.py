@@ -17,6 +17,7 @@ Run: ``assembly-gym experiment mce_irl_rollcall [--countries 10] [--max-decision
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from dataclasses import replace
 from typing import cast
@@ -90,14 +91,14 @@ def run(args: argparse.Namespace) -> None:
         row["seconds"].append(seconds)
 
     gaps, differences = [], []
-    linear = {"layout": task.layout, "kind": "linear", "standard_errors": False}
-    began = time.perf_counter()
-    window_fit = RewardModelAgent.fit_countries(
-        {c: [_as_demo(task, c, windows[c])] for c in countries}, **linear
+    linear = functools.partial(
+        RewardModelAgent.fit_countries, layout=task.layout, kind="linear", standard_errors=False
     )
+    began = time.perf_counter()
+    window_fit = linear({c: [_as_demo(task, c, windows[c])] for c in countries})
     window_seconds = (time.perf_counter() - began) / len(countries)
     began = time.perf_counter()
-    full_fit = RewardModelAgent.fit_countries({c: task.train[c] for c in countries}, **linear)
+    full_fit = linear({c: task.train[c] for c in countries})
     full_seconds = (time.perf_counter() - began) / len(countries)
     for country in countries:
         obs, acts, masks = windows[country]
