@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> None:
 
     def fit(on: RollCallData, l2: float, **options):
         return fit_reward_model(
-            on, l2=l2, reward_features=content, standard_errors=False, **options
+            on, kind="linear", l2=l2, reward_features=content, standard_errors=False, **options
         )
 
     # Blocs without the truth: cluster a global-shrinkage fit.
