@@ -33,7 +33,7 @@ from scipy.special import softmax
 from assembly_gym.core.artifact import Artifact, new_artifact_id, read_artifact, write_artifact
 from assembly_gym.core.errors import CheckpointError, DataError
 from assembly_gym.core.persist import checked_field
-from assembly_gym.core.rewards import checked_reward
+from assembly_gym.core.rewards import ActionValuesReward, checked_reward
 from assembly_gym.envs.legislative.countries import default_country_table
 from assembly_gym.envs.legislative.data import RollCallData
 from assembly_gym.envs.legislative.observation import FeatureConfig, RollCallFeatures
@@ -500,7 +500,7 @@ class ModelRewards(Mapping[str, "CountryReward"]):
         return checked_reward(self, values[np.arange(len(rows)), np.asarray(actions)])
 
 
-class CountryReward:
+class CountryReward(ActionValuesReward):
     """One country's reward r_c(s, a) as an env ``reward_fn`` (with a batched form)."""
 
     def __init__(self, rewards: ModelRewards, row: int) -> None:
@@ -511,18 +511,6 @@ class CountryReward:
         model = self._rewards.model
         obs = model.select(obs)
         return model.logits(np.full(len(obs), self.row), obs)
-
-    def __call__(
-        self, obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
-    ) -> float:
-        """r_c(obs, action); the other arguments are part of the reward-function signature."""
-        return float(self.values(obs)[0, int(action)])
-
-    def batch(
-        self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: dict[str, Any]
-    ) -> np.ndarray:
-        """r_c(obs_i, action_i) for a batch, shape (N,)."""
-        return self.values(obs)[np.arange(len(actions)), np.asarray(actions)]
 
 
 def span(values: np.ndarray) -> tuple[float, float]:

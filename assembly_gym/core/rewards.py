@@ -28,7 +28,7 @@ import numpy as np
 
 from assembly_gym.core.errors import RewardFunctionError
 
-__all__ = ["RewardFn", "batch_rewards", "checked_reward"]
+__all__ = ["ActionValuesReward", "RewardFn", "batch_rewards", "checked_reward"]
 
 RewardFn = Callable[[np.ndarray, int, np.ndarray, dict[str, Any]], float]
 """``reward_fn(obs, action, next_obs, info) -> float``: the reward of one step."""
@@ -89,3 +89,26 @@ def batch_rewards(
         action = int(action) if actions.ndim == 1 else action  # as the single env hands it
         rewards[i] = reward_fn(obs[i], action, next_obs[i], info)
     return checked_reward(reward_fn, rewards)
+
+
+class ActionValuesReward:
+    """A ``reward_fn`` read from the rewards of every action: r(s, a) = values(s)[a].
+
+    Subclasses give :meth:`values`; the single and the batched signature come from it.
+    """
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """Rewards of every action for a batch of observations: (N, d) → (N, A)."""
+        raise NotImplementedError
+
+    def __call__(
+        self, obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
+    ) -> float:
+        """r(obs, action); the other arguments are part of the reward-function signature."""
+        return float(self.values(obs)[0, int(action)])
+
+    def batch(
+        self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: dict[str, Any]
+    ) -> np.ndarray:
+        """r(obs_i, action_i) for a batch, shape (N,)."""
+        return self.values(obs)[np.arange(len(actions)), np.asarray(actions)]

@@ -10,6 +10,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from assembly_gym.core.rewards import ActionValuesReward
+
 __all__ = ["FeatureMap", "LinearReward", "RecordedActionMatch", "recorded_action_match"]
 
 
@@ -53,7 +55,7 @@ class RecordedActionMatch:
 recorded_action_match = RecordedActionMatch()
 
 
-class LinearReward:
+class LinearReward(ActionValuesReward):
     """r(s, a) = θ·φ(s, a) for a feature map φ and a weight vector θ.
 
     Args:
@@ -73,15 +75,3 @@ class LinearReward:
     def values(self, obs: np.ndarray) -> np.ndarray:
         """Rewards of every action for a batch of observations: (N, d) → (N, A)."""
         return self.feature_map(np.atleast_2d(obs)) @ self.theta
-
-    def __call__(
-        self, obs: np.ndarray, action: int, next_obs: np.ndarray, info: dict[str, Any]
-    ) -> float:
-        """θ·φ(obs, action); the other arguments are part of the reward-function signature."""
-        return float(self.values(obs)[0, int(action)])
-
-    def batch(
-        self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray, infos: dict[str, Any]
-    ) -> np.ndarray:
-        """θ·φ(obs_i, action_i) for a batch, shape (N,)."""
-        return self.values(obs)[np.arange(len(actions)), np.asarray(actions)]
