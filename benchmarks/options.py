@@ -24,8 +24,8 @@ SUITE_NAMES = tuple(sorted(name for family in FAMILIES.values() for name in fami
 SYNTHETIC_AGENTS = (
     "random", "always-yes", "majority", "issue-majority", "last-similar-vote",
     "text kNN (tuned)", "logistic (sklearn)", "maxent-irl (mixture)", "maxent-irl (trees)",
-    "maxent-irl (linear)", "maxent-irl (neural)", "imitation MCE-IRL", "debate allocator",
-    "imitation BC", "planted (oracle)",
+    "maxent-irl (linear)", "maxent-irl (neural)", "maxent-irl (ideal)", "imitation MCE-IRL",
+    "debate allocator", "imitation BC", "planted (oracle)",
 )  # fmt: skip
 """The synthetic suite's agents (``--agents NAME``), in table order, at default options."""
 

@@ -1,9 +1,13 @@
-"""Temporal splits (train on earlier sessions, test on later ones), folds, who can be scored."""
+"""Splits of roll calls, folds of resolutions, who can be scored.
+
+Temporal: train on earlier sessions, test on later ones. Masked: a seeded share of the votes
+hidden inside observed roll calls.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -12,7 +16,17 @@ from assembly_gym.envs.legislative.data import ABSENT, RollCallData
 from assembly_gym.envs.legislative.resolutions import NOT_RECORDED, ResolutionRecords
 from assembly_gym.envs.legislative.sources import first_three_quarters
 
-__all__ = ["TemporalSplit", "eligible_countries", "record_folds", "resolution_folds"]
+__all__ = [
+    "MASKED_FRACTION",
+    "MaskedSplit",
+    "TemporalSplit",
+    "eligible_countries",
+    "record_folds",
+    "resolution_folds",
+]
+
+MASKED_FRACTION = 0.10
+"""The share of the cast votes a :class:`MaskedSplit` hides (the ideal-point literature's 10%)."""
 
 
 def resolution_folds(
@@ -93,7 +107,64 @@ class TemporalSplit:
         )
 
 
-def eligible_countries(split: TemporalSplit, countries: Sequence[str] | None = None) -> list[str]:
+@dataclass(frozen=True)
+class MaskedSplit:
+    """A seeded share of the cast votes hidden, drawn uniformly from all sessions; the rest seen.
+
+    The classic test of ideal points: every roll call stays in view, with most of its
+    votes, and the hidden votes are forecast from the visible ones.
+
+    Attributes:
+        train: the visible votes: the data with the hidden cells set to ``ABSENT`` (same
+            roll calls, same countries).
+        test: the hidden votes alone: the same roll calls and countries, every other cell
+            ``ABSENT`` (its cast cells are the hidden (country row, roll-call column) cells).
+        seed: the seed of the draw.
+        fraction: the share of the cast votes hidden.
+    """
+
+    train: RollCallData
+    test: RollCallData
+    seed: int
+    fraction: float
+
+    @classmethod
+    def of(
+        cls, data: RollCallData, seed: int = 0, fraction: float = MASKED_FRACTION
+    ) -> MaskedSplit:
+        """Hide ``round(fraction × cast votes)`` cast votes drawn uniformly (seeded).
+
+        Raises:
+            DataError: a fraction that hides no vote or every vote.
+        """
+        votes = data.votes
+        cast = np.flatnonzero(votes.ravel() != ABSENT)
+        n_hidden = round(fraction * len(cast))
+        if not 0 < n_hidden < len(cast):
+            raise DataError(data.source, f"hiding {fraction:.0%} of {len(cast)} cast votes "
+                                         "leaves none hidden or none seen")  # fmt: skip
+        hidden = np.zeros(votes.shape, dtype=bool)
+        hidden.flat[np.random.default_rng(seed).choice(cast, n_hidden, replace=False)] = True
+        visible = np.where(hidden, ABSENT, votes).astype(np.int8)
+        return cls(replace(data, votes=visible),
+                   replace(data, votes=np.where(hidden, votes, ABSENT).astype(np.int8)),
+                   seed, fraction)  # fmt: skip
+
+    def describe(self) -> str:
+        """One line: how many votes are hidden, of how many roll calls, and the seed."""
+        hidden = int((self.test.votes != ABSENT).sum())
+        seen = int((self.train.votes != ABSENT).sum())
+        sessions = self.train.sessions
+        return (
+            f"{self.fraction:.0%} of the cast votes hidden (seed {self.seed}): {hidden:,} hidden "
+            f"and {seen:,} seen, on {self.train.n_roll_calls:,} roll calls of sessions "
+            f"{sessions[0]}–{sessions[-1]}"
+        )
+
+
+def eligible_countries(
+    split: TemporalSplit | MaskedSplit, countries: Sequence[str] | None = None
+) -> list[str]:
     """The given countries (validated), or all with votes in both periods, in data order."""
     if countries is not None:
         names = [split.train.country_names[split.train.country_index(c)] for c in countries]

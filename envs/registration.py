@@ -32,6 +32,7 @@ BUILTIN_FAMILIES = (
         suites={
             "synthetic": f"{_SUITES}.rollcall:SYNTHETIC",
             "unvotes": f"{_SUITES}.rollcall:UNVOTES",
+            "masked": f"{_SUITES}.masked:MASKED",
         },
     ),
     EnvFamily(

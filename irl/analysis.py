@@ -38,6 +38,7 @@ __all__ = [
     "plot_weights_heatmap",
     "reward_correlations",
     "reward_distances",
+    "save_png",
     "top_countries",
     "weights_heatmap_figure",
 ]
@@ -193,15 +194,16 @@ def plot_weights_heatmap(
 ) -> Path:
     """:func:`weights_heatmap_figure` (``options``: its keywords) written as a PNG, atomically."""
     figure = weights_heatmap_figure(theta, countries, weight_names, **options)
-    return _save_png(figure, path, dpi=110)
+    return save_png(figure, path, dpi=110)
 
 
 def plot_dendrogram(theta: np.ndarray, countries: Sequence[str], path: str | Path) -> Path:
     """:func:`dendrogram_figure` written as a PNG, atomically."""
-    return _save_png(dendrogram_figure(theta, countries), path, dpi=110)
+    return save_png(dendrogram_figure(theta, countries), path, dpi=110)
 
 
-def _save_png(figure: Figure, path: str | Path, dpi: int) -> Path:
+def save_png(figure: Figure, path: str | Path, dpi: int) -> Path:
+    """Write a figure as a PNG (``dpi`` dots per inch, tight bounds), atomically."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     atomic_write_bytes(path, buffer.getvalue())
@@ -254,4 +256,4 @@ def plot_effects_over_time(
     path: str | Path,
 ) -> Path:
     """:func:`effects_over_time_figure` written as a PNG, atomically."""
-    return _save_png(effects_over_time_figure(table, country, features, actions), path, dpi=120)
+    return save_png(effects_over_time_figure(table, country, features, actions), path, dpi=120)

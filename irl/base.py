@@ -106,6 +106,9 @@ class Decisions:
         masks: the actions it could take, (N, A) bool.
         obs_names: the names of the d inputs.
         action_names: the names of the A actions.
+        rcids: each decision's roll call, (N,) int64, where known (kinds that read which
+            roll call was voted on, e.g. "ideal", need it; the others ignore it).
+        sessions: each decision's session, (N,) int64, where known.
     """
 
     countries: tuple[str, ...]
@@ -115,6 +118,8 @@ class Decisions:
     masks: np.ndarray
     obs_names: tuple[str, ...]
     action_names: tuple[str, ...]
+    rcids: np.ndarray | None = None
+    sessions: np.ndarray | None = None
 
     def of(self, row: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One country's (obs, actions, masks)."""
@@ -557,3 +562,4 @@ register_reward_kind("linear", "assembly_gym.irl.linear:LinearRewardModel")
 register_reward_kind("trees", "assembly_gym.irl.trees:TreeRewardModel")
 register_reward_kind("neural", "assembly_gym.irl.mlp:NeuralRewardModel")
 register_reward_kind("mixture", "assembly_gym.irl.mixture:MixtureRewardModel")
+register_reward_kind("ideal", "assembly_gym.irl.ideal:IdealPointModel")

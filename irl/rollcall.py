@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_KIND",
     "demonstration_decisions",
     "fit_reward_model",
+    "rollcall_decisions",
 ]
 
 ACTION_NAMES = tuple(v.name.lower() for v in Vote)
@@ -102,7 +103,34 @@ def fit_reward_model(
     """
     model_class = reward_kind(kind)
     config = feature_config or DEFAULT_FEATURES
+    decisions = rollcall_decisions(data, countries, feature_config=config,
+                                   reward_features=reward_features)  # fmt: skip
+    began = time.perf_counter()
+    model = model_class.fit(decisions, progress=progress, **settings)
+    seconds = round(time.perf_counter() - began, 3)
+    sessions = data.sessions
+    votes = np.bincount(decisions.rows, minlength=len(decisions.countries))
+    info = {"source": data.source, "sessions": [int(sessions[0]), int(sessions[-1])],
+            "n_votes": dict(zip(decisions.countries, votes.tolist(), strict=True)),
+            "fit_seconds": seconds, **model.info}  # fmt: skip
+    layout = feature_names(config, history=data)
+    return replace(model, feature_config=config, info=info, history=data, layout=layout)
 
+
+def rollcall_decisions(
+    data: RollCallData,
+    countries: Sequence[str] | None = None,
+    *,
+    feature_config: FeatureConfig = DEFAULT_FEATURES,
+    reward_features: Sequence[str] | None = None,
+) -> Decisions:
+    """Every vote of ``data`` as one decision, described as ``RollCall-v0`` describes it.
+
+    Each session is described by the sessions before it; decisions are in country order,
+    then roll-call order, with their ``rcids`` and ``sessions``. Arguments and errors as
+    :func:`fit_reward_model`'s.
+    """
+    config = feature_config
     layout = feature_names(config, history=data)
     reward_features = tuple(reward_features) if reward_features is not None else layout
     unknown = [n for n in reward_features if n not in layout]
@@ -127,13 +155,10 @@ def fit_reward_model(
         if len(columns) != len(layout):
             demo = replace(demo, obs=demo.obs[:, columns])
         grouped[demo.country].append(demo)
-    decisions = demonstration_decisions(grouped, reward_features)
-    began = time.perf_counter()
-    model = model_class.fit(decisions, progress=progress, **settings)
-    seconds = round(time.perf_counter() - began, 3)
-    sessions = data.sessions
-    votes = np.bincount(decisions.rows, minlength=len(decisions.countries))
-    info = {"source": data.source, "sessions": [int(sessions[0]), int(sessions[-1])],
-            "n_votes": dict(zip(decisions.countries, votes.tolist(), strict=True)),
-            "fit_seconds": seconds, **model.info}  # fmt: skip
-    return replace(model, feature_config=config, info=info, history=data, layout=layout)
+    voted = [np.flatnonzero(data.votes[data.country_index(c)] != ABSENT) for c in countries]
+    columns_voted = np.concatenate(voted)  # the order of the demonstrations' decisions
+    return replace(
+        demonstration_decisions(grouped, reward_features),
+        rcids=data.roll_calls["rcid"].to_numpy(np.int64)[columns_voted],
+        sessions=data.roll_calls["session"].to_numpy(np.int64)[columns_voted],
+    )

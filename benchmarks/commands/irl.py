@@ -1,4 +1,4 @@
-"""``assembly-gym irl fit | explain | compare | predict``: learn, read and use countries' rewards.
+"""``assembly-gym irl fit | explain | compare | predict | ideal``: learn, read and use rewards.
 
 Examples:
     $ assembly-gym irl fit --synthetic --out models/synthetic
@@ -9,6 +9,9 @@ Examples:
     $ assembly-gym irl fit --data ../shared/data/un_documents --folds 5 --out models/docs
     $ assembly-gym irl explain models/docs --country France   # relative to no_action
     $ assembly-gym irl predict models/un --data ../shared/data/unvotes --sessions 61-69 --out v.csv
+    $ assembly-gym irl fit --data ../shared/data/unvotes --kind ideal --out models/ideal
+    $ assembly-gym irl ideal models/ideal --plots figures --separate France "United States"
+    $ assembly-gym irl ideal models/ideal --shift France=+0.5,-0.2 --sessions 60-69
 
 ``predict`` reads only an unvotes folder's roll-call attribute files (``un_roll_calls.csv.gz``,
 ``un_roll_call_issues.csv.gz``), never its vote table: a forecast of votes not yet cast.
@@ -36,11 +39,12 @@ from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records
 from assembly_gym.envs.legislative.sources import roll_call_attributes, roll_call_data
 from assembly_gym.irl import report
 from assembly_gym.irl.base import MODEL_FILE, MODEL_KIND, RewardModel, reward_kinds
+from assembly_gym.irl.ideal import DEFAULT_DIMS, DEFAULT_WALK, IdealPointModel
 from assembly_gym.irl.linear import DEFAULT_L2, LinearRewardModel
 from assembly_gym.irl.maxent import Shrinkage
 from assembly_gym.irl.rollcall import DEFAULT_FEATURES, DEFAULT_KIND
 
-__all__ = ["register", "run_compare", "run_explain", "run_fit", "run_predict"]
+__all__ = ["register", "run_compare", "run_explain", "run_fit", "run_ideal", "run_predict"]
 
 
 class _ModelFolder(arguments.ArtifactFolder):
@@ -120,6 +124,14 @@ class Fit:
     no_standard_errors: bool = flags.switch(
         "--kind linear: skip the Laplace standard errors (faster; no CIs)"
     )
+    dims: int | None = flags.option(
+        f"--kind ideal: dimensions of the space, 1 to 3 (default {DEFAULT_DIMS}, chosen on "
+        "validation votes)", metavar="D", minimum=1, maximum=3,
+    )  # fmt: skip
+    walk: float | None = flags.option(
+        f"--kind ideal: the random walk's step standard deviation per session (default "
+        f"{DEFAULT_WALK:g})", type=arguments.POSITIVE, metavar="W",
+    )  # fmt: skip
     folds: int | None = flags.option(
         "trajectory folders: also K-fold cross-validation by resolution (seeded by --seed): "
         "held-out log-likelihood per recorded decision, per fold, mean and spread",
@@ -212,8 +224,61 @@ class Predict:
     quiet: bool = flags.quiet("no progress bar")
 
 
+def _shift(text: str) -> tuple[str, tuple[float, ...]]:
+    """``NAME=DELTA`` (DELTA: one to three comma-separated numbers) as ``(NAME, numbers)``."""
+    name, equals, numbers = text.rpartition("=")
+    try:
+        delta = tuple(float(number) for number in numbers.split(","))
+    except ValueError:
+        delta = ()
+    if not (name.strip() and equals and 1 <= len(delta) <= 3 and np.isfinite(delta).all()):
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=DELTA, DELTA one finite number per dimension (e.g. France=+0.5 or "
+            f"France=+0.5,-0.2), got {text!r}"
+        )
+    return name.strip(), delta
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ideal:
+    """Read an ideal-point model (`irl fit --kind ideal`): where countries stand, how it fits.
+
+    Each chosen country's position at the first session of every decade (1946, 1956, …) with
+    its 95% interval, and the in-sample APRE, GMP and share correctly classified (on the
+    training votes, as W-NOMINATE reports them); plots, the roll calls that separate two
+    countries, the outcomes that change when a country moves.
+    """
+
+    model: Path = _model()
+    country: tuple[str, ...] = flags.option(
+        "a country to show (repeat the flag for more; default: France, the United States, "
+        "India, China and Brazil where the model knows them, else the five with most votes)",
+        (), action="append", metavar="NAME",
+    )  # fmt: skip
+    plots: Path | None = flags.option(
+        "also write into DIR: positions.png (the chosen countries), maps.png (every country, "
+        "per 10 sessions), agreement.csv, distances.csv and agreement.png (the chosen "
+        "countries and those with most votes, 30 in all), fit_by_roll_call.csv",
+        type=arguments.output_folder, metavar="DIR",
+    )  # fmt: skip
+    separate: tuple[str, ...] | None = flags.option(
+        "the training roll calls that best separate countries A and B", nargs=2,
+        metavar=("A", "B"),
+    )  # fmt: skip
+    top: int = flags.option("rows of --separate (default 10)", 10, metavar="K", minimum=1)
+    shift: tuple[str, tuple[float, ...]] | None = flags.option(
+        "move a country by DELTA (one number per dimension, comma-separated; fewer: the rest "
+        "0) in every session: the training roll calls whose predicted outcome changes",
+        type=_shift, metavar="NAME=DELTA",
+    )  # fmt: skip
+    sessions: tuple[int, int] | None = flags.sessions(
+        "--shift's roll calls and --plots' agreement and distances: sessions A to B inclusive "
+        "(default: all)"
+    )
+
+
 def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
-    """Add the ``irl`` subcommand with ``fit``, ``explain``, ``compare`` and ``predict``."""
+    """Add the ``irl`` subcommand: ``fit``, ``explain``, ``compare``, ``predict``, ``ideal``."""
     actions = flags.add_actions(subparsers, "irl", help_text, "MaxEnt inverse RL on RollCall-v0: "
                                 "fit, explain and forecast with rewards.")  # fmt: skip
     flags.add_command(actions, "fit", run_fit, "fit rewards and save a model folder", Fit)
@@ -223,18 +288,22 @@ def register(subparsers: argparse._SubParsersAction, help_text: str) -> None:
     flags.add_command(actions, "compare", run_compare, compare, Compare)
     predict = "forecast votes on roll calls from one or more sources"
     flags.add_command(actions, "predict", run_predict, predict, Predict)
+    ideal = "an ideal-point model: positions, fit, maps, separating roll calls, shifts"
+    flags.add_command(actions, "ideal", run_ideal, ideal, Ideal)
 
 
 def run_fit(args: argparse.Namespace) -> int:
     """Fit and save; prints a one-paragraph summary."""
     trajectories = args.data is not None and data_kind(args.data) == "trajectories"
     kind = args.kind or ("linear" if trajectories else DEFAULT_KIND)
-    linear_only = {"--l2": args.l2 is not None, "--shrinkage": args.shrinkage is not None,
-                   "--no-standard-errors": args.no_standard_errors}  # fmt: skip
-    given = [flag for flag, on in linear_only.items() if on]
-    if given and kind != "linear":
-        default = "" if args.kind else " (the default): add --kind linear"
-        raise DataError(given[0], f"applies to --kind linear only, not --kind {kind}{default}")
+    own = {"--l2": ("linear", args.l2 is not None),
+           "--shrinkage": ("linear", args.shrinkage is not None),
+           "--no-standard-errors": ("linear", args.no_standard_errors),
+           "--dims": ("ideal", args.dims is not None), "--walk": ("ideal", args.walk is not None)}
+    for flag, (owner, given) in own.items():
+        if given and kind != owner:
+            default = "" if args.kind else f" (the default): add --kind {owner}"
+            raise DataError(flag, f"applies to --kind {owner} only, not --kind {kind}{default}")
     if trajectories:
         if kind != "linear":
             raise DataError("--kind", f"{kind} rewards are one-step only (RollCall-v0); a "
@@ -282,12 +351,19 @@ def _fit_and_save(
         settings = {"l2": DEFAULT_L2 if args.l2 is None else args.l2,
                     "shrinkage": args.shrinkage or "global",
                     "standard_errors": not args.no_standard_errors}  # fmt: skip
+    if kind == "ideal":
+        settings = {"dims": args.dims or DEFAULT_DIMS, "walk": args.walk or DEFAULT_WALK}
     model = fit_reward_model(
         data, countries, kind=kind, feature_config=replace(config, text=args.text),
         progress=not args.quiet, **settings,
     )  # fmt: skip
     model.save(out)
-    print(f"{report.fit_summary(model)}\nSaved to {out}")
+    print(report.fit_summary(model))
+    if isinstance(model, IdealPointModel):
+        from assembly_gym.irl.ideal_analysis import fit_statistics
+
+        print(_ideal_fit_text(model, fit_statistics(model)[0]))
+    print(f"Saved to {out}")
 
 
 def _fit_trajectories(args: argparse.Namespace) -> int:
@@ -440,3 +516,100 @@ def run_predict(args: argparse.Namespace) -> int:
         f"{len(model.countries)} countries) to {args.out}"
     )
     return 0
+
+
+def run_ideal(args: argparse.Namespace) -> int:
+    """Positions once a decade and the in-sample fit; plots, separating roll calls, a shift."""
+    from assembly_gym.irl import ideal_analysis
+
+    model = RewardModel.load(args.model)
+    if not isinstance(model, IdealPointModel):
+        raise DataError(args.model, f"holds a {model.kind} reward model; `irl ideal` reads "
+                        "ideal points (fit them with `irl fit --kind ideal`)")  # fmt: skip
+    if args.sessions is not None and args.shift is None and args.plots is None:
+        raise DataError("--sessions", "chooses the sessions of --shift and --plots: add one")
+    for name in [*(args.separate or ()), *(args.shift[:1] if args.shift else ())]:
+        model.country_index(name)  # an unknown country: one line, before any work
+    if args.shift is not None and len(args.shift[1]) > model.dims:
+        raise DataError("--shift", f"{len(args.shift[1])} numbers for a model of {model.dims} "
+                        "dimensions")  # fmt: skip
+    countries = ideal_analysis.pick_countries(model, args.country)
+    overall, by_roll_call = ideal_analysis.fit_statistics(model)
+    print(f"{report.fit_summary(model)}\n{_ideal_fit_text(model, overall)}")
+    print(_positions_text(model, ideal_analysis.positions_by_decade(model, countries)))
+    if args.separate is not None:
+        first, second = (model.countries[model.country_index(c)] for c in args.separate)
+        table = ideal_analysis.separating_roll_calls(model, first, second, args.top)
+        print(f"\nThe roll calls that best separate {first} (a) and {second} (b): the cut lies "
+              "between them; margin = P(yes) − P(no) at the roll call's session, largest "
+              "difference first; their recorded votes")  # fmt: skip
+        print(_table_text(table))
+    if args.shift is not None:
+        name, delta = args.shift
+        table = ideal_analysis.shift_outcomes(model, name, delta, args.sessions)
+        moved = ", ".join(f"{d:+g}" for d in (*delta, *[0.0] * (model.dims - len(delta))))
+        where = "" if args.sessions is None else " of sessions {}–{}".format(*args.sessions)
+        print(f"\nMoving {model.countries[model.country_index(name)]} by ({moved}) changes the "
+              f"predicted outcome of {len(table)} training roll calls{where} (adopted iff the "
+              "expected yes votes of the countries that voted exceed their expected no votes)")
+        if len(table):
+            print(_table_text(table))
+    if args.plots is not None:
+        _ideal_plots(model, args.plots, countries, args.sessions, by_roll_call)
+    return 0
+
+
+def _ideal_fit_text(model: IdealPointModel, overall: dict[str, float]) -> str:
+    """Dimensions, iterations, and the in-sample APRE, GMP and share correctly classified."""
+    info = model.info
+    return (
+        f"{model.dims}-dimensional ideal points (random walk {info['walk']:g} per session), "
+        f"{info['iterations']} L-BFGS iterations, converged: {info['converged']}. In-sample "
+        f"fit on its {overall['n_votes']:,} training votes (as W-NOMINATE reports it): APRE "
+        f"{overall['apre']:.3f}, GMP {overall['gmp']:.3f}, correctly classified "
+        f"{overall['correct']:.3f}."
+    )
+
+
+def _positions_text(model: IdealPointModel, table: pd.DataFrame) -> str:
+    """The positions of :func:`~assembly_gym.irl.ideal_analysis.positions_by_decade`."""
+    shown = table[["country", "session", "year"]].copy()
+    for k in range(1, model.dims + 1):
+        shown[f"x{k} [95% interval]"] = [
+            f"{x:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+            for x, lo, hi in table[[f"x{k}", f"x{k}_lo", f"x{k}_hi"]].itertuples(index=False)
+        ]
+    return (
+        f"\nPositions at the first session of each decade (95% intervals: Laplace, given the "
+        f"roll calls; {model.reference} on the positive side of every axis)\n"
+        + shown.to_string(index=False)
+    )
+
+
+def _table_text(table: pd.DataFrame) -> str:
+    """Every row, descriptions cut to 40 characters, numbers to 3 decimals."""
+    shown = table.assign(short=table["short"].str.slice(0, 40))
+    return shown.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+
+
+def _ideal_plots(
+    model: IdealPointModel, folder: Path, countries: list[str],
+    sessions: tuple[int, int] | None, by_roll_call: pd.DataFrame,
+) -> None:  # fmt: skip
+    """``irl ideal --plots``: positions, maps, agreement and distances, the fit per roll call."""
+    from assembly_gym.irl import ideal_analysis
+
+    folder.mkdir(parents=True, exist_ok=True)
+    many = ideal_analysis.pick_countries(model, countries, total=30)
+    agreement = ideal_analysis.agreement(model.require_history(), many, sessions)
+    distances = ideal_analysis.distances(model, many, sessions)
+    atomic_write_text(folder / "agreement.csv", agreement.to_csv(float_format="%.4f"))
+    atomic_write_text(folder / "distances.csv", distances.to_csv(float_format="%.4f"))
+    text = by_roll_call.to_csv(index=False, float_format="%.4f")
+    atomic_write_text(folder / "fit_by_roll_call.csv", text)
+    written = [ideal_analysis.plot_positions(model, countries, folder / "positions.png"),
+               ideal_analysis.plot_maps(model, folder / "maps.png"),
+               ideal_analysis.plot_agreement(agreement, folder / "agreement.png")]  # fmt: skip
+    names = ", ".join(path.name for path in written)
+    print(f"\nWrote {names}, agreement.csv, distances.csv and fit_by_roll_call.csv to {folder} "
+          f"(agreement and distances: {len(many)} countries)")

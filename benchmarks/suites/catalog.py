@@ -33,13 +33,14 @@ from assembly_gym.benchmarks.suites.base import (
     per_country,
     single_threaded,
 )
-from assembly_gym.irl.rollcall import DEFAULT_KIND
+from assembly_gym.irl.rollcall import DEFAULT_KIND, fit_reward_model
 
 __all__ = [
     "baseline_specs",
     "bc_spec",
     "debate_spec",
     "default_reward_spec",
+    "ideal_spec",
     "mce_irl_spec",
     "neural_reward_spec",
     "planted_spec",
@@ -91,6 +92,24 @@ def default_reward_spec() -> AgentSpec:
     fits it.
     """
     return replace(reward_spec(DEFAULT_KIND), reference=True)
+
+
+def ideal_spec() -> AgentSpec:
+    """Dynamic ideal points (the "ideal" kind, default dimensions and walk) as a forecaster.
+
+    Fitted once on the task's training data (``context["train_data"]``, described with its
+    ``context["feature_config"]``) through
+    :func:`~assembly_gym.irl.rollcall.fit_reward_model`, which gives the kind each vote's roll
+    call and session; a later roll call takes its nearest training roll calls' cuts, and each
+    country stands where it last stood.
+    """
+
+    def fit(task: Task, countries: Sequence[str]) -> Mapping[str, Agent]:
+        model = fit_reward_model(task.context["train_data"], countries, kind="ideal",
+                                 feature_config=task.context["feature_config"])  # fmt: skip
+        return {c: RewardModelAgent.from_reward_model(model, c, task.layout) for c in countries}
+
+    return AgentSpec(reward_agent_name("ideal"), fit, chunk=None)
 
 
 def neural_reward_spec(options: Options, *, epochs: int = 300) -> AgentSpec:

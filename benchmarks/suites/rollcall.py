@@ -7,7 +7,8 @@ reward's features (:data:`~assembly_gym.irl.rollcall.DEFAULT_FEATURES`). Test ob
 are computed from the training votes only: a forecast. In both, the default reward
 (:func:`~assembly_gym.benchmarks.suites.catalog.default_reward_spec`, named after
 :data:`~assembly_gym.irl.rollcall.DEFAULT_KIND`) is the reference row: every other row is
-tested against it on accuracy, macro-F1 and log-loss; the trees, linear and neural kinds
+tested against it on accuracy, macro-F1 and log-loss; the trees, linear, neural and ideal
+(dynamic ideal points, :func:`~assembly_gym.benchmarks.suites.catalog.ideal_spec`) kinds
 have rows of their own. imitation's MCE-IRL runs in ``synthetic`` only
 (its dense (S, A, S) tensor of a real country's ~4,800 training roll calls would take about
 9 GB), and ``synthetic`` keeps to about a minute on 2 cores by giving the slow learners
@@ -20,13 +21,14 @@ import functools
 from collections.abc import Sequence
 from dataclasses import replace
 
-from assembly_gym.benchmarks.splits import TemporalSplit, eligible_countries
+from assembly_gym.benchmarks.splits import MaskedSplit, TemporalSplit, eligible_countries
 from assembly_gym.benchmarks.suites.base import AgentSpec, Options, Suite, Task, Truth
 from assembly_gym.benchmarks.suites.catalog import (
     baseline_specs,
     bc_spec,
     debate_spec,
     default_reward_spec,
+    ideal_spec,
     mce_irl_spec,
     neural_reward_spec,
     planted_spec,
@@ -61,13 +63,15 @@ def rollcall_task(
 
 
 def split_task(
-    name: str, split: TemporalSplit, options: Options, *, countries: Sequence[str] | None = None,
-    truth: Truth | None = None, feature_config: FeatureConfig | None = None,
+    name: str, split: TemporalSplit | MaskedSplit, options: Options, *,
+    countries: Sequence[str] | None = None, truth: Truth | None = None,
+    feature_config: FeatureConfig | None = None,
 ) -> Task:  # fmt: skip
     """A roll-call task from a split.
 
-    Training sessions are described by their own past, test sessions by the training votes
-    only (a forecast).
+    Training sessions are described by their own past, test decisions by the training votes
+    only (a forecast). The task's context holds the training data (``train_data``) and the
+    feature settings (``feature_config``).
     """
     config = feature_config or FeatureConfig()
     countries = eligible_countries(split, countries)
@@ -84,7 +88,8 @@ def split_task(
     return Task(
         name, "assembly/RollCall-v0", layout, ACTIONS,
         group_by_country(train), group_by_country(test), groups, split.describe(),
-        split.train.source, options.seed, truth, {"train_data": split.train},
+        split.train.source, options.seed, truth,
+        {"train_data": split.train, "feature_config": config},
     )  # fmt: skip
 
 
@@ -111,7 +116,7 @@ def _synthetic_agents(task: Task, options: Options) -> list[AgentSpec]:
     return [
         *baseline_specs(task), default_reward_spec(), reward_spec("trees"),
         reward_spec("linear", standard_errors=False), neural_reward_spec(options, epochs=100),
-        mce_irl, debate_spec(task), bc_spec(task, max_countries=10),
+        ideal_spec(), mce_irl, debate_spec(task), bc_spec(task, max_countries=10),
         planted_spec(task, synthetic_assembly(options.seed, options.quick)),
     ]  # fmt: skip
 
@@ -131,6 +136,7 @@ def _unvotes_agents(task: Task, options: Options) -> list[AgentSpec]:
         reward_spec("trees"),
         reward_spec("linear", l2=DEFAULT_L2, standard_errors=False),
         neural_reward_spec(options),
+        ideal_spec(),
         debate_spec(task),
         bc_spec(task, max_countries=40),
     ]

@@ -30,6 +30,8 @@ TINY: dict[str, tuple[list[str], str]] = {
          "--seconds", "0.05"],
         "Simulator-v0 batched (SimulatorVectorEnv ×8",
     ),
+    "ideal_recovery": (["--quick"], "Goals: r ≥ 0.95; cover at its nominal 0.95."),
+    "ideal_validation": (["--data", DATA], "Chosen by log-loss: dims"),
     "irl_forecast": (
         ["--data", DATA, "--l2-grid", "10", "--last-train-session", "5",
          "--last-fit-session", "4"],
