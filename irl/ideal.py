@@ -12,10 +12,10 @@ position, the rotation by the principal axes of all positions (x1 spreads the co
 most), and each axis's sign by a reference country (default the United States) standing on
 its positive side.
 
-As a reward on new roll calls (``logits``, the env ``reward_fn`` s, forecasts), a roll call's
-parameters are those of its nearest training roll calls by issue codes and text, and each
-country stands where it stood in the roll call's year (after the training sessions: its last
-position, the random walk's forecast).
+As a reward on new roll calls (``logits``, the env ``reward_fn`` s, forecasts), a roll call
+is read through its nearest training roll calls by issue codes and text: its policy is the
+average of the policies under their cuts, each country standing where it stood in the roll
+call's year (after the training sessions: its last position, the random walk's forecast).
 
 Example:
     >>> from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import log_softmax, logsumexp
 
 from assembly_gym.core.artifact import Artifact
 from assembly_gym.core.errors import CheckpointError
@@ -55,8 +56,9 @@ DEFAULT_DIMS = 3
 """Dimensions of the default fit (chosen on validation votes, docs/irl.md)."""
 DEFAULT_WALK = 0.5
 """The random walk's step standard deviation per session (chosen on validation votes)."""
-NEIGHBOURS = 10
-"""How many nearest training roll calls give a new roll call's parameters."""
+NEIGHBOURS = 25
+"""How many nearest training roll calls a new roll call is read through (chosen on validation
+sessions: fit ≤ 55, scored 56–60; docs/irl.md)."""
 IDEAL_FILE = "ideal.npz"
 """The fitted arrays of a saved ideal-point reward."""
 POSITIONS_FILE = "ideal_points.csv"
@@ -213,13 +215,17 @@ class IdealPointModel(RewardModel):
         return vote_logits(eta, self.kappa[items] + gamma)
 
     def logits(self, rows: np.ndarray, obs: np.ndarray) -> np.ndarray:
-        """Rewards on any roll call: its nearest training roll calls' cuts (N, d) → (N, 3).
+        """Rewards on any roll call, (N, d) → (N, 3): log Σ_n w_n π_n over its neighbours.
 
-        A training roll call (the same description) gets its own cut.
+        π_n is the policy under the cut of one of its :data:`NEIGHBOURS` nearest training
+        roll calls (by issue codes, flags and text; w_n ∝ similarity), so its policy is their
+        average, as the mixture kind's is its members'. A training roll call (the same
+        description) gets its own cut.
         """
         obs = np.atleast_2d(obs)
         keys, inverse = np.unique(obs[:, _item_columns(self.obs_names)], axis=0,
                                   return_inverse=True)  # fmt: skip
+        inverse = inverse.ravel()
         similarity = _unit_rows(keys) @ self.item_keys.T  # (K, J)
         k = min(NEIGHBOURS, len(self.rcids))
         nearest = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
@@ -227,12 +233,16 @@ class IdealPointModel(RewardModel):
         exact = weights > _EXACT  # a training roll call: its own cut (ties: theirs)
         weights = np.where(exact.any(axis=1, keepdims=True), exact, weights)
         weights /= weights.sum(axis=1, keepdims=True)
-        a = (weights * self.a[nearest]).sum(axis=1)[inverse.ravel()]
-        b = np.einsum("kn,knd->kd", weights, self.b[nearest])[inverse.ravel()]
-        kappa = (weights * self.kappa[nearest]).sum(axis=1)[inverse.ravel()]
+        rows = np.asarray(rows)
         periods = self._period_of_year(obs[:, self.obs_names.index("year")])
-        x, gamma = self._standing(np.asarray(rows), periods)
-        return vote_logits(a + np.einsum("nd,nd->n", b, x), kappa + gamma)
+        with np.errstate(divide="ignore"):  # log 0: the other neighbours of an exact match
+            log_weights = np.log(weights)
+        parts = [
+            log_weights[inverse, i, None] + log_softmax(
+                self.item_logits(rows, nearest[inverse, i], periods), axis=1)
+            for i in range(k)
+        ]  # fmt: skip
+        return logsumexp(np.stack(parts), axis=0)
 
     def _period_of_year(self, year: np.ndarray) -> np.ndarray:
         """The latest session that began by this ``year`` input (after the last: the last)."""
