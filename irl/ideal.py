@@ -198,19 +198,32 @@ class IdealPointModel(RewardModel):
 
     # ------------------------------------------------------------------ the reward
 
+    def items_of(self, rcids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of :attr:`rcids` of roll-call ids (N,), and which ids the model was fitted on.
+
+        Returns:
+            Items (N,) (valid where known) and known (N,) bool.
+        """
+        rcids = np.asarray(rcids, dtype=np.int64)
+        items = np.minimum(np.searchsorted(self.rcids, rcids), len(self.rcids) - 1)
+        return items, self.rcids[items] == rcids
+
     def item_logits(self, rows: np.ndarray, items: np.ndarray,
                     periods: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """Rewards on training roll calls, (N, 3).
 
         Args:
             rows: country rows (N,).
-            items: roll calls (N,), rows of :attr:`rcids`.
+            items: roll calls (N,), rows of :attr:`rcids` (:meth:`items_of`).
             periods: sessions (N,), rows of :attr:`sessions` (default: each roll call's). A
                 country stands where it last stood there (or first, before its first vote).
         """
         if periods is None:
             periods = np.searchsorted(self.sessions, self.item_session[items])
-        x, gamma = self._standing(rows, periods)
+        return self._cut_logits(items, *self._standing(rows, periods))
+
+    def _cut_logits(self, items: np.ndarray, x: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        """Rewards under roll calls' cuts (N,) of countries at x (N, D), γ (N,) → (N, 3)."""
         eta = self.a[items] + np.einsum("nd,nd->n", self.b[items], x)
         return vote_logits(eta, self.kappa[items] + gamma)
 
@@ -233,13 +246,13 @@ class IdealPointModel(RewardModel):
         exact = weights > _EXACT  # a training roll call: its own cut (ties: theirs)
         weights = np.where(exact.any(axis=1, keepdims=True), exact, weights)
         weights /= weights.sum(axis=1, keepdims=True)
-        rows = np.asarray(rows)
         periods = self._period_of_year(obs[:, self.obs_names.index("year")])
+        x, gamma = self._standing(np.asarray(rows), periods)  # once, for every neighbour
         with np.errstate(divide="ignore"):  # log 0: the other neighbours of an exact match
             log_weights = np.log(weights)
         parts = [
             log_weights[inverse, i, None] + log_softmax(
-                self.item_logits(rows, nearest[inverse, i], periods), axis=1)
+                self._cut_logits(nearest[inverse, i], x, gamma), axis=1)
             for i in range(k)
         ]  # fmt: skip
         return logsumexp(np.stack(parts), axis=0)

@@ -72,8 +72,8 @@ def _training_votes(
     """
     data = model.require_history() if data is None else data
     rcids = data.roll_calls["rcid"].to_numpy(np.int64)
-    items = np.minimum(np.searchsorted(model.rcids, rcids), len(model.rcids) - 1)
-    trained = np.flatnonzero(model.rcids[items] == rcids)
+    items, known_items = model.items_of(rcids)
+    trained = np.flatnonzero(known_items)
     known = [(row, data.country_index(name)) for row, name in enumerate(model.countries)
              if name in data.country_names]  # fmt: skip
     rows, data_rows = np.array(known, dtype=np.int64).reshape(-1, 2).T

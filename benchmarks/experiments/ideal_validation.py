@@ -48,12 +48,11 @@ def validation_scores(
         began = time.perf_counter()
         model = IdealPointModel.fit(decisions, dims=dims, walk=walk)
         seconds = time.perf_counter() - began
-        known = np.isin(np.array(validation.country_names)[country], model.countries)
-        known &= np.isin(rcid, model.rcids)  # a roll call with every vote hidden is left out
+        items, known = model.items_of(rcid)  # a roll call with every vote hidden: left out
+        known &= np.isin(np.array(validation.country_names)[country], model.countries)
         names = np.array(validation.country_names)[country[known]]
         model_rows = np.array([model.country_index(name) for name in names])
-        probs = softmax(model.item_logits(model_rows, np.searchsorted(model.rcids, rcid[known])),
-                        axis=1)  # fmt: skip
+        probs = softmax(model.item_logits(model_rows, items[known]), axis=1)
         scores = classification_metrics(truth[known], probs)
         rows.append({"dims": dims, "walk": walk, **{m: scores[m] for m in METRICS},
                      "votes": int(known.sum()), "iterations": model.info["iterations"],

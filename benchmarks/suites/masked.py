@@ -83,8 +83,7 @@ def _ideal_probs(model: IdealPointModel, country: str, rcids: np.ndarray,
                  obs: np.ndarray) -> np.ndarray:  # fmt: skip
     """Each vote by its own roll call's cut (one without visible votes: the nearest ones')."""
     rows = np.full(len(rcids), model.country_index(country))
-    items = np.searchsorted(model.rcids, rcids).clip(max=len(model.rcids) - 1)
-    known = model.rcids[items] == rcids
+    items, known = model.items_of(rcids)
     logits = np.empty((len(rcids), len(model.action_names)))
     if known.any():
         logits[known] = model.item_logits(rows[known], items[known])
