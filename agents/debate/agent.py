@@ -21,7 +21,7 @@ import numpy as np
 from assembly_gym.agents.base import BaseAgent
 from assembly_gym.agents.debate.arena import Arena
 from assembly_gym.agents.debate.observations import VOTE_NAMES, observations_from_demonstrations
-from assembly_gym.agents.debate.tendencies import Tendency, legislative_agents, legislative_claims
+from assembly_gym.agents.debate.tendencies import Tendency, legislative_claims, tendency_agents
 from assembly_gym.agents.debate.trainer import DebateResult, TrainConfig, Trainer, TrainHistory
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import Demonstration
@@ -66,7 +66,7 @@ class DebateAllocatorAgent(BaseAgent):
     def fit(self, demonstrations: Sequence[Demonstration]) -> DebateAllocatorAgent:
         """Calibrate the allocations on one country's demonstrations."""
         observations = observations_from_demonstrations(demonstrations, self._require_layout())
-        agents = legislative_agents(self.tendencies)
+        agents = tendency_agents(self.tendencies)
         trainer = Trainer(self.config, seed=self.seed, arena=self.arena)
         self.history_: TrainHistory
         self.result_: DebateResult

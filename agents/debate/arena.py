@@ -1,8 +1,8 @@
-"""The arena: tendencies claim observations, stake their allocation, and resolution pays out.
+"""The arena: tendencies claim observations, stake their allocation, and the market pays out.
 
-One round (claims, consensus, stakes, resolution, market update) and why this update
-converges: docs/debate.md, "The arena". An *epoch* is ``rounds`` full-batch rounds of
-vectorised NumPy on (K, N, A) arrays.
+One round (claims, consensus, stakes, resolution, market payout) and why its winner gains:
+docs/debate.md, "The arena". An *epoch* is ``rounds`` full-batch rounds of vectorised NumPy
+on (K, N, A) arrays, all settled by the epoch's market allocation.
 """
 
 from __future__ import annotations
@@ -15,7 +15,18 @@ from scipy.optimize import LinearConstraint, minimize
 
 from assembly_gym.agents.debate.allocation import project_bounded_simplex
 
-__all__ = ["Arena", "Claim", "ClaimSet", "EpochDebate", "RoundOutcome", "top_claims"]
+__all__ = [
+    "EVIDENCE_FLOOR",
+    "Arena",
+    "Claim",
+    "ClaimSet",
+    "EpochDebate",
+    "RoundOutcome",
+    "top_claims",
+]
+
+EVIDENCE_FLOOR = 1e-3
+"""Smallest evidence (keeps likelihood ratios finite when a claim gives an outcome 0)."""
 
 
 @dataclass(frozen=True)
@@ -98,25 +109,39 @@ class ClaimSet:
         """The allocation-weighted action distribution m = Σ_k w_k p_k, shape (N, A)."""
         return np.einsum("k,kna->na", allocations, self.probs)
 
+    def evidence(self, outcomes: np.ndarray, floor: float = EVIDENCE_FLOOR) -> np.ndarray:
+        """e_ik: the observed action's probability, or the relevance when unlabelled, (K, N).
+
+        Args:
+            outcomes: the observed action per observation, shape (N,), −1 for unlabelled.
+            floor: the smallest evidence returned.
+        """
+        labelled = outcomes >= 0
+        if self.n_actions:
+            taken = np.take_along_axis(
+                self.probs, np.where(labelled, outcomes, 0)[None, :, None], axis=2
+            )[:, :, 0]
+        else:
+            taken = self.relevance
+        return np.maximum(np.where(labelled[None], taken, self.relevance), floor)
+
 
 @dataclass(frozen=True)
 class RoundOutcome:
-    """One round: stakes, which of them won, what they paid, scores and the new allocations.
+    """One round: stakes, which of them won, what the market paid and the new allocations.
 
     Attributes:
         stakes: s_ik, shape (K, N).
         evidence: e_ik, shape (K, N).
         wins: e_ik > ē_i, shape (K, N) bool.
-        winnings: s_ik (e_ik / ē_i − 1), shape (K, N).
-        scores: mean winnings per observation, shape (K,).
-        market: the market allocation v* the allocations moved toward, shape (K,).
-        allocations: allocations after the update, shape (K,).
+        scores: each tendency's winnings v*_k − w_k, shape (K,) (summing to 0).
+        market: the market allocation v* that settled the round, shape (K,).
+        allocations: allocations after the payout, shape (K,).
     """
 
     stakes: np.ndarray
     evidence: np.ndarray
     wins: np.ndarray
-    winnings: np.ndarray
     scores: np.ndarray
     market: np.ndarray
     allocations: np.ndarray
@@ -129,7 +154,8 @@ class EpochDebate:
     Attributes:
         start: allocations before the epoch, shape (K,).
         allocations: allocations after it, shape (K,).
-        scores: the rounds' scores summed, shape (K,).
+        scores: the rounds' scores summed, shape (K,): their argmax, the epoch's winner, is
+            the tendency whose share grew most (every round moves toward the same v*).
         total_stakes: stake per observation, averaged over the rounds, shape (K,).
         last_round: the epoch's last round.
     """
@@ -167,7 +193,7 @@ class Arena:
         evidence_floor: smallest evidence (keeps ratios finite when a claim gives 0).
     """
 
-    def __init__(self, *, rounds: int = 10, evidence_floor: float = 1e-3) -> None:
+    def __init__(self, *, rounds: int = 10, evidence_floor: float = EVIDENCE_FLOOR) -> None:
         if rounds < 1:
             raise ValueError(f"rounds must be ≥ 1, got {rounds}")
         if not 0.0 < evidence_floor < 1.0:
@@ -188,75 +214,29 @@ class Arena:
         mean = d.mean()
         return allocations[:, None] * (d / mean if mean > 0 else np.zeros_like(d))
 
-    def evidence(self, claims: ClaimSet, outcomes: np.ndarray) -> np.ndarray:
-        """e_ik: the observed action's probability, or the relevance when unlabelled, (K, N)."""
-        labelled = outcomes >= 0
-        if claims.n_actions:
-            taken = np.take_along_axis(
-                claims.probs, np.where(labelled, outcomes, 0)[None, :, None], axis=2
-            )[:, :, 0]
-        else:
-            taken = claims.relevance
-        return np.maximum(np.where(labelled[None], taken, claims.relevance), self.evidence_floor)
+    def market(
+        self, claims: ClaimSet, outcomes: np.ndarray, start: np.ndarray, lower: float, upper: float
+    ) -> np.ndarray:
+        """v* = argmax_v Σ_i log Σ_k v_k e_ik over the bounded simplex (scipy SLSQP).
 
-    def round(
-        self,
-        claims: ClaimSet,
-        outcomes: np.ndarray,
-        allocations: np.ndarray,
-        *,
-        learning_rate: float,
-        lower: float,
-        upper: float,
-    ) -> RoundOutcome:
-        """One round: stakes, resolution, scores, projected allocation update.
+        The bounded maximum-likelihood mixture: where no tendency that could still grow wins
+        on average (docs/debate.md, "The arena").
 
         Args:
             claims: K tendencies' claims on N observations.
             outcomes: the observed action per observation, shape (N,), −1 for unlabelled.
-            allocations: current allocations, shape (K,), inside the bounds, summing to 1.
-            learning_rate: η.
-            lower: smallest allowed allocation.
-            upper: largest allowed allocation.
-        """
-        allocations = np.asarray(allocations, dtype=np.float64)
-        stakes = self.stakes(claims, outcomes, allocations)
-        evidence = self.evidence(claims, outcomes)
-        ratio = evidence / (allocations @ evidence)[None]  # e / ē
-        winnings = stakes * (ratio - 1.0)
-        market = self.market_allocation(stakes.sum(axis=0), evidence, allocations, lower, upper)
-        updated = project_bounded_simplex(
-            allocations + learning_rate * (market - allocations), lower, upper
-        )
-        return RoundOutcome(
-            stakes, evidence, ratio > 1.0, winnings, winnings.mean(axis=1), market, updated
-        )
-
-    @staticmethod
-    def market_allocation(
-        pots: np.ndarray, evidence: np.ndarray, start: np.ndarray, lower: float, upper: float
-    ) -> np.ndarray:
-        """v* = argmax_v Σ_i P_i log Σ_k v_k e_ik over the bounded simplex (scipy SLSQP).
-
-        Args:
-            pots: P_i, shape (N,), non-negative.
-            evidence: e_ik, shape (K, N), positive.
             start: a feasible starting point (the current allocations), shape (K,).
             lower: smallest allowed allocation.
             upper: largest allowed allocation.
 
         Returns:
-            shape (K,); ``start`` itself when no observation carries a stake.
+            shape (K,), inside the bounds and summing to 1.
         """
-        staked = pots > 0
-        total = pots[staked].sum()
-        if total <= 0:
-            return start
-        weight, staked_evidence = pots[staked] / total, evidence[:, staked]
+        evidence = claims.evidence(outcomes, self.evidence_floor)
 
         def negative_log_likelihood(v: np.ndarray) -> tuple[float, np.ndarray]:
-            mixture = v @ staked_evidence
-            return -(weight * np.log(mixture)).sum(), -(staked_evidence * (weight / mixture)).sum(1)
+            mixture = v @ evidence
+            return -np.log(mixture).mean(), -(evidence / mixture).mean(axis=1)
 
         solution = minimize(
             negative_log_likelihood,
@@ -271,6 +251,35 @@ class Arena:
             return start
         return project_bounded_simplex(solution.x, lower, upper)
 
+    def round(
+        self,
+        claims: ClaimSet,
+        outcomes: np.ndarray,
+        allocations: np.ndarray,
+        market: np.ndarray,
+        *,
+        learning_rate: float,
+    ) -> RoundOutcome:
+        """One round: stakes, resolution, and the market's payout w ← w + η(v* − w).
+
+        Args:
+            claims: K tendencies' claims on N observations.
+            outcomes: the observed action per observation, shape (N,), −1 for unlabelled.
+            allocations: current allocations w, shape (K,), inside the bounds, summing to 1.
+            market: the market allocation v* (:meth:`market`), shape (K,).
+            learning_rate: η in (0, 1]: the allocations stay inside the bounds.
+        """
+        if not 0.0 < learning_rate <= 1.0:
+            raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate}")
+        allocations = np.asarray(allocations, dtype=np.float64)
+        evidence = claims.evidence(outcomes, self.evidence_floor)
+        wins = evidence > (allocations @ evidence)[None]  # e > ē
+        scores = market - allocations
+        return RoundOutcome(
+            self.stakes(claims, outcomes, allocations), evidence, wins, scores, market,
+            allocations + learning_rate * scores,
+        )  # fmt: skip
+
     def debate(
         self,
         claims: ClaimSet,
@@ -281,7 +290,10 @@ class Arena:
         lower: float,
         upper: float,
     ) -> EpochDebate:
-        """One epoch: :attr:`rounds` rounds, each starting from the previous one's allocations."""
+        """One epoch: :attr:`rounds` rounds settled by the epoch's market (:meth:`market`).
+
+        Each round starts from the previous one's allocations.
+        """
         outcomes = np.asarray(outcomes, dtype=np.int64)
         if outcomes.shape != (claims.n_observations,):
             raise ValueError(
@@ -290,11 +302,10 @@ class Arena:
         if claims.n_observations == 0:
             raise ValueError("no observations to debate")
         start = np.asarray(allocations, dtype=np.float64)
+        market = self.market(claims, outcomes, start, lower, upper)
         current, scores, staked = start, np.zeros(len(start)), np.zeros(len(start))
         for _ in range(self.rounds):
-            outcome = self.round(
-                claims, outcomes, current, learning_rate=learning_rate, lower=lower, upper=upper
-            )
+            outcome = self.round(claims, outcomes, current, market, learning_rate=learning_rate)
             current = outcome.allocations
             scores += outcome.scores
             staked += outcome.stakes.mean(axis=1)

@@ -70,7 +70,8 @@ class ConsoleLogger:
             change = metrics.allocation_changes[name]
             lines.append(f"    {name:<{width}}  {share:6.1%}  ({change:+.1%})")
         lines.append(
-            f"  validation: owner accuracy {validation.accuracy:.3f} (n={validation.n}, chance "
+            f"  validation: log-likelihood {validation.log_likelihood:.4f} nats; owner accuracy "
+            f"{validation.accuracy:.3f} (n={validation.n}, chance "
             f"{validation.chance:.3f}, majority {validation.majority_rate:.3f}), "
             f"p = {validation.p_value:.2g} {validation.stars}; owners by "
             f"{validation.owner_source}"
@@ -87,8 +88,8 @@ class ConsoleLogger:
         state = "converged" if history.converged else "stopped at max_epochs"
         self._print(
             f"{state} after {history.epochs_run} epochs; best validation at epoch "
-            f"{history.best_epoch}; winner: {result.winner} "
-            f"({result.allocations[result.winner]:.1%})"
+            f"{history.best_epoch}; winner: {result.winner.label} "
+            f"({result.allocations[result.winner.label]:.1%})"
         )
         for error in result.claim_errors:
             self._print(f"  claim command failed on {error} (built-in claims used)")
@@ -129,7 +130,7 @@ class JSONLogger:
             "epochs_run": history.epochs_run,
             "converged": history.converged,
             "best_epoch": history.best_epoch,
-            "winner": result.winner,
+            "winner": result.winner.label,
             "allocations": result.allocations,
         }
         self._write()
@@ -210,7 +211,7 @@ class WandbLogger:
     def finish(self, history: TrainHistory, result: DebateResult) -> None:
         """Record the summary and close the run."""
         summary = {"epochs_run": history.epochs_run, "converged": history.converged}
-        self.run.summary.update({**summary, "winner": result.winner})
+        self.run.summary.update({**summary, "winner": result.winner.label})
         self.run.finish()
 
 

@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
+
+import numpy as np
 
 from assembly_gym.agents.debate.claims import ClaimModel
 from assembly_gym.agents.debate.observations import (
@@ -18,11 +19,12 @@ from assembly_gym.agents.debate.observations import (
     load_observations_json,
 )
 from assembly_gym.agents.debate.tendencies import (
-    PERSON_TENDENCIES,
+    AgentList,
+    AnyTendency,
+    PersonTendency,
     Tendency,
     TendencyAgent,
-    legislative_agents,
-    text_agents,
+    tendency_agents,
 )
 from assembly_gym.agents.debate.trainer import (
     DebateLogger,
@@ -31,7 +33,7 @@ from assembly_gym.agents.debate.trainer import (
     Trainer,
     TrainHistory,
 )
-from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.errors import CheckpointError, DataError
 from assembly_gym.core.persist import atomic_write_json, checked_field, read_versioned_json
 
 __all__ = ["MODEL_KIND", "DebateModel", "create_debate_model"]
@@ -51,6 +53,12 @@ class DebateModel:
         agents: the tendencies (unique names), with their allocations.
         observations: what they explain.
         history: the last training run, if any.
+        planted: the mixture known to have generated the observations, by tendency name,
+            absent names 0 (a synthetic actor's; the summary gives the allocations' L1
+            distance to it).
+
+    Attributes:
+        agents: the tendencies, an :class:`~assembly_gym.agents.debate.tendencies.AgentList`.
     """
 
     def __init__(
@@ -60,6 +68,7 @@ class DebateModel:
         observations: Observations,
         *,
         history: TrainHistory | None = None,
+        planted: dict[str, float] | None = None,
     ) -> None:
         names = [agent.name for agent in agents]
         if len(set(names)) != len(names) or len(names) < 2:
@@ -67,9 +76,10 @@ class DebateModel:
                 f"a debate needs at least two tendencies with unique names, got {names}"
             )
         self.name = name
-        self.agents = list(agents)
+        self.agents = AgentList(agents)
         self.observations = observations
         self.history = history
+        self.planted = planted
 
     def __repr__(self) -> str:
         return (
@@ -104,7 +114,12 @@ class DebateModel:
     def save(self, path: str | Path) -> None:
         """Write the model (tendencies, allocations, observations, last history), atomically."""
         agents = [
-            {**asdict(a), "tendency": None if a.tendency is None else a.tendency.value}
+            {
+                "name": a.name,
+                "description": a.description,
+                "tendency": None if isinstance(a.tendency, TextTendencySpec) else a.tendency.value,
+                "allocation": a.allocation,
+            }
             for a in self.agents
         ]
         document = {
@@ -112,6 +127,7 @@ class DebateModel:
             "agents": agents,
             "observations": self.observations.to_dict(),
             "history": None if self.history is None else self.history.to_dict(),
+            "planted": self.planted,
         }
         atomic_write_json(path, document, kind=MODEL_KIND, version=_VERSION)
 
@@ -132,13 +148,12 @@ class DebateModel:
                 checked_field(agent, key, types, path, problem=problem)
         observations = checked_field(document, "observations", dict, path, problem=problem)
         history = checked_field(document, "history", (dict, type(None)), path, problem=problem)
+        planted = checked_field(document, "planted", (dict, type(None)), path,
+                                items=(int, float), default=None, problem=problem)  # fmt: skip
         try:
             agents = [
                 TendencyAgent(
-                    a["name"],
-                    a["description"],
-                    None if a["tendency"] is None else Tendency(a["tendency"]),
-                    float(a["allocation"]),
+                    _tendency(a["name"], a["description"], a["tendency"]), float(a["allocation"])
                 )
                 for a in saved_agents
             ]
@@ -147,6 +162,7 @@ class DebateModel:
                 agents,
                 Observations.from_dict(observations),
                 history=None if history is None else TrainHistory.from_dict(history),
+                planted=planted,
             )
         # AttributeError: a nested field of the wrong type (a number where a list belongs).
         except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -164,14 +180,23 @@ class DebateModel:
         for agent in sorted(self.agents, key=lambda a: -a.allocation):
             bar = "#" * round(agent.allocation * 40)
             lines.append(f"  {agent.name:<{width}}  {agent.allocation:6.1%}  {bar}")
+        if self.planted is not None:
+            planted = np.array([self.planted.get(agent.name, 0.0) for agent in self.agents])
+            shares = np.array([agent.allocation for agent in self.agents])
+            equal = np.abs(planted - 1 / len(self.agents)).sum()
+            lines.append(
+                f"Planted mixture: L1 distance {np.abs(shares - planted).sum():.3f} "
+                f"(equal shares: {equal:.3f})"
+            )
         if self.history is None:
             lines.append("Not trained yet.")
         else:
             last = self.history.validation_results[-1]
             lines.append(
                 f"Training: {self.history.epochs_run} epochs, "
-                f"{'converged' if self.history.converged else 'not converged'}; validation "
-                f"owner accuracy {last.accuracy:.3f} (chance 1/K {last.chance:.3f}, majority "
+                f"{'converged' if self.history.converged else 'not converged'}, best epoch "
+                f"{self.history.best_epoch}; validation log-likelihood {last.log_likelihood:.4f} "
+                f"nats, owner accuracy {last.accuracy:.3f} (chance 1/K {last.chance:.3f}, majority "
                 f"{last.majority_rate:.3f}, n={last.n}), binomial p = {last.p_value:.2g} "
                 f"{last.stars}; owners by {last.owner_source}"
             )
@@ -193,7 +218,7 @@ def create_debate_model(
     name: str | None,
     source: str | Path | Observations,
     *,
-    tendencies: Sequence[Tendency | TextTendencySpec] | None = None,
+    tendencies: Sequence[AnyTendency] | None = None,
     about: str | None = None,
 ) -> DebateModel:
     """Build a model of one actor from observations, with equal starting shares.
@@ -209,17 +234,18 @@ def create_debate_model(
             :data:`~assembly_gym.agents.debate.observations.ABOUT`; None: the file's
             ``about`` field): ``"state"``, the seven :class:`Tendency` members (scored by text
             relevance on free text, by their legislative scorers on roll calls), or
-            ``"person"``, the seven :data:`PERSON_TENDENCIES`. Roll-call observations
+            ``"person"``, the seven :class:`PersonTendency` members. Roll-call observations
             always default to the legislative seven.
 
     Raises:
-        DataError: a bad observations file (names the file, record and field).
-        TypeError: a mix of legislative and text tendencies.
+        DataError: a bad observations file (names the file, record and field), a ``planted``
+            mixture among them, naming a tendency the model does not have.
         ValueError: ``about`` not in ``ABOUT``, or given with roll-call observations.
     """
     if about is not None and about not in ABOUT:
         raise ValueError(f"about must be one of {list(ABOUT)}, got {about!r}")
     specs: tuple[TextTendencySpec, ...]
+    planted = None
     if isinstance(source, Observations):
         if about is not None:
             raise ValueError("about selects the default tendencies of a free-text file")
@@ -227,17 +253,22 @@ def create_debate_model(
         name = name or "actor"
     else:
         content = load_observations_json(source)
-        observations, specs = content.observations, content.tendencies
+        observations, specs, planted = content.observations, content.tendencies, content.planted
         name = name or content.name or Path(source).stem
         about = about or content.about
-    defaults = list(PERSON_TENDENCIES) if about == "person" else list(Tendency)
+    defaults = list(PersonTendency) if about == "person" else list(Tendency)
     chosen = list(tendencies) if tendencies is not None else list(specs) or defaults
-    legislative = [t for t in chosen if isinstance(t, Tendency)]
-    text = [t for t in chosen if isinstance(t, TextTendencySpec)]
-    if len(legislative) == len(chosen):
-        agents = legislative_agents(legislative)
-    elif len(text) == len(chosen):
-        agents = text_agents(text)
-    else:
-        raise TypeError("tendencies must be all Tendency members or all TextTendencySpec")
-    return DebateModel(name, agents, observations)
+    agents = tendency_agents(chosen)
+    unknown = sorted(set(planted or ()) - {agent.name for agent in agents})
+    if unknown:
+        names = [agent.name for agent in agents]
+        raise DataError(source, f"names {unknown}, not tendencies of the model {names}",
+                        field="planted")  # fmt: skip
+    return DebateModel(name, agents, observations, planted=planted)
+
+
+def _tendency(name: str, description: str, value: str | None) -> AnyTendency:
+    """A saved agent's tendency: an enum member by its value, else the described one."""
+    if value is None:
+        return TextTendencySpec(name, description)
+    return {t.value: t for t in (*Tendency, *PersonTendency)}[value]

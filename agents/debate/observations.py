@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,11 +45,11 @@ VOTE_NAMES = tuple(v.name.lower() for v in Vote)
 
 ABOUT = ("state", "person")
 """Values of an observations file's ``about`` field: whose default tendencies apply (the
-legislative seven for a state, :data:`~assembly_gym.agents.debate.tendencies.PERSON_TENDENCIES`
+legislative seven for a state, :class:`~assembly_gym.agents.debate.tendencies.PersonTendency`
 for a person)."""
 
 _RECORD_KEYS = ("id", "text", "date", "source")
-_TOP_KEYS = ("name", "about", "tendencies", "observations")
+_TOP_KEYS = ("name", "about", "tendencies", "observations", "planted")
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,10 +234,29 @@ def rollcall_observations(
 
 @dataclass(frozen=True)
 class TextTendencySpec:
-    """A tendency described in words, as read from an observations file."""
+    """A tendency described in words, as read from an observations file.
+
+    Attributes:
+        name: its unique name (also its ``label`` and ``value``, as a tendency enum's).
+        description: what it stands for (what its text scorer matches).
+    """
 
     name: str
     description: str
+
+    def __post_init__(self) -> None:
+        if not _is_text(self.name) or not _is_text(self.description):
+            raise ValueError("a tendency needs a non-empty name and description")
+
+    @property
+    def label(self) -> str:
+        """The name."""
+        return self.name
+
+    @property
+    def value(self) -> str:
+        """The name."""
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -249,12 +269,15 @@ class TextObservationFile:
         observations: the free-text observations (unlabelled).
         about: whose default tendencies apply, one of :data:`ABOUT` (``"state"`` when the
             file does not say).
+        planted: the mixture that generated the observations, by tendency name, when the
+            file says (``debate generate`` writes it), else None.
     """
 
     name: str | None
     tendencies: tuple[TextTendencySpec, ...]
     observations: Observations
     about: str = "state"
+    planted: dict[str, float] | None = None
 
 
 def load_observations_json(path: str | Path) -> TextObservationFile:
@@ -287,6 +310,7 @@ def load_observations_json(path: str | Path) -> TextObservationFile:
     if about not in ABOUT:
         raise DataError(path, f"must be one of {list(ABOUT)}, got {about!r}", field="about")
     tendencies = _read_tendencies(path, document.get("tendencies", []))
+    planted = _read_planted(path, document.get("planted"))
     records = document.get("observations")
     if not isinstance(records, list) or len(records) < 2:
         raise DataError(
@@ -319,7 +343,8 @@ def load_observations_json(path: str | Path) -> TextObservationFile:
         actions=np.full(len(ids), UNLABELLED, dtype=np.int64),
         texts=tuple(texts),
     )
-    return TextObservationFile(name.strip() if name else None, tendencies, observations, about)
+    name = name.strip() if name else None
+    return TextObservationFile(name, tendencies, observations, about, planted)
 
 
 def _read_tendencies(path: Path, items: object) -> tuple[TextTendencySpec, ...]:
@@ -345,6 +370,22 @@ def _read_tendencies(path: Path, items: object) -> tuple[TextTendencySpec, ...]:
             path, "give at least two tendencies (or none for the defaults)", field="tendencies"
         )
     return tuple(specs)
+
+
+def _read_planted(path: Path, shares: object) -> dict[str, float] | None:
+    if shares is None:
+        return None
+    if (
+        not isinstance(shares, dict)
+        or not shares
+        or not all(_is_text(name) for name in shares)
+        or not all(type(v) in (int, float) and 0 <= v <= 1 for v in shares.values())
+        or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-3)
+    ):
+        raise DataError(
+            path, "must map tendency names to shares in [0, 1] that sum to 1", field="planted"
+        )
+    return {name: float(share) for name, share in shares.items()}
 
 
 def _is_text(value: object) -> bool:

@@ -2,8 +2,8 @@
 
 :func:`plant_mixture` relabels real situations by a known mixture: each observation's owner
 z_i ~ Categorical(w*), its action y_i ~ p_{z_i}(· | x_i). :func:`synthetic_person` writes a
-free-text document about a person with planted owners (how its texts are made:
-docs/debate.md, "Command line").
+free-text document about a person with planted owners and its planted mixture (how its
+texts are made: docs/debate.md, "Command line").
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from assembly_gym.agents.debate.arena import ClaimSet
 from assembly_gym.agents.debate.observations import Observations
-from assembly_gym.agents.debate.tendencies import PERSON_TENDENCIES
+from assembly_gym.agents.debate.tendencies import PersonTendency
 
 __all__ = ["plant_mixture", "synthetic_person"]
 
@@ -95,7 +95,7 @@ def synthetic_person(
     name: str = "Synthetic person",
     noise: float = 0.3,
 ) -> tuple[dict[str, object], np.ndarray, np.ndarray]:
-    """A free-text observations document about a person, with planted owners.
+    """A free-text observations document about a person, with planted owners and mixture.
 
     Args:
         n_observations: how many observations (≥ 2).
@@ -104,8 +104,9 @@ def synthetic_person(
         noise: probability that a text also has a word of another tendency's description.
 
     Returns:
-        The document (the observations JSON schema, ``"about": "person"``), the planted
-        owner of each observation (positions in ``PERSON_TENDENCIES``), shape (N,), and the
+        The document (the observations JSON schema, ``"about": "person"``, with the planted
+        mixture rounded to 4 decimals as ``"planted": {tendency: share}``), the planted
+        owner of each observation (positions in :class:`PersonTendency`), shape (N,), and the
         planted mixture w* ~ Dirichlet(1), shape (7,).
 
     Raises:
@@ -115,7 +116,7 @@ def synthetic_person(
         raise ValueError(
             f"need n_observations ≥ 2 and 0 ≤ noise ≤ 1, got {n_observations} and {noise}"
         )
-    names = [spec.name for spec in PERSON_TENDENCIES]
+    names = [tendency.value for tendency in PersonTendency]
     weights = rng.dirichlet(np.ones(len(names)))
     owners = rng.choice(len(names), size=n_observations, p=weights)
     records = []
@@ -128,5 +129,10 @@ def synthetic_person(
         words += list(rng.choice(_FILLER, 2, replace=False))
         text = " ".join(str(word) for word in rng.permutation(words))
         records.append({"id": f"obs-{i + 1}", "text": f"{text}."})
-    document: dict[str, object] = {"name": name, "about": "person", "observations": records}
+    planted = {
+        tendency: round(float(share), 4) for tendency, share in zip(names, weights, strict=True)
+    }
+    document: dict[str, object] = {
+        "name": name, "about": "person", "observations": records, "planted": planted,
+    }  # fmt: skip
     return document, owners.astype(np.int64), weights

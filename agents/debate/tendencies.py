@@ -2,9 +2,10 @@
 
 A tendency *claims* an observation: a distribution over the actions and a relevance in
 [0, 1] (how much the observation is about it). Legislative scorers read a ``RollCall-v0``
-observation by feature name; text scorers (free text, and the seven
-:data:`PERSON_TENDENCIES`) score relevance by TF-IDF similarity and claim no action. The
-claim formula and each scorer's salience and position: docs/debate.md, "Tendencies".
+observation by feature name; text scorers (free text, the seven :class:`PersonTendency`
+members and tendencies described in a file) score relevance by TF-IDF similarity and claim
+no action. The claim formula and each scorer's salience and position: docs/debate.md,
+"Tendencies".
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeAlias
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -22,13 +24,14 @@ from assembly_gym.core.layout import ObservationLayout
 
 __all__ = [
     "EPSILON",
-    "PERSON_TENDENCIES",
+    "AgentList",
+    "AnyTendency",
+    "PersonTendency",
     "Tendency",
     "TendencyAgent",
     "compute_claims",
-    "legislative_agents",
     "legislative_claims",
-    "text_agents",
+    "tendency_agents",
     "text_relevance",
 ]
 
@@ -100,79 +103,104 @@ _DESCRIPTIONS = {
 }
 
 
-PERSON_TENDENCIES = (
-    TextTendencySpec(
-        "survival",
+class PersonTendency(Enum):
+    """The seven default tendencies of free text about a person (value: its name)."""
+
+    SURVIVAL = "survival"
+    SECURITY = "security"
+    BELONGING = "belonging"
+    STATUS = "status"
+    AUTONOMY = "autonomy"
+    MEANING = "meaning"
+    PLEASURE = "pleasure"
+
+    @property
+    def label(self) -> str:
+        """Human-readable name (the value)."""
+        return self.value
+
+    @property
+    def description(self) -> str:
+        """What the tendency stands for: the words its text scorer matches."""
+        return _PERSON_DESCRIPTIONS[self]
+
+
+_PERSON_DESCRIPTIONS = {
+    PersonTendency.SURVIVAL: (
         "Survival: staying alive and physically whole: hunger, thirst, shelter, sleep, illness, "
-        "injury, danger, fleeing, medicine, the body and its needs.",
+        "injury, danger, fleeing, medicine, the body and its needs."
     ),
-    TextTendencySpec(
-        "security",
+    PersonTendency.SECURITY: (
         "Security: safety and stability: savings, income, steady job, insurance, pension, "
-        "property, protection, order, routine, planning, avoiding risk and debt.",
+        "property, protection, order, routine, planning, avoiding risk and debt."
     ),
-    TextTendencySpec(
-        "belonging",
+    PersonTendency.BELONGING: (
         "Belonging: love and connection: family, friends, partner, children, marriage, "
-        "community, loyalty, caring for others, fitting in, loneliness.",
+        "community, loyalty, caring for others, fitting in, loneliness."
     ),
-    TextTendencySpec(
-        "status",
+    PersonTendency.STATUS: (
         "Status: recognition and standing: reputation, prestige, praise, awards, promotion, "
-        "rank, competition, admiration, titles, being seen as successful.",
+        "rank, competition, admiration, titles, being seen as successful."
     ),
-    TextTendencySpec(
-        "autonomy",
+    PersonTendency.AUTONOMY: (
         "Autonomy: independence and self-direction: freedom, choosing one's own path, refusing "
-        "control, rebellion, resigning, starting an own venture, privacy.",
+        "control, rebellion, resigning, starting an own venture, privacy."
     ),
-    TextTendencySpec(
-        "meaning",
+    PersonTendency.MEANING: (
         "Meaning: purpose beyond oneself: faith, calling, vocation, a cause, legacy, truth, "
-        "knowledge, art, service, principles and values.",
+        "knowledge, art, service, principles and values."
     ),
-    TextTendencySpec(
-        "pleasure",
+    PersonTendency.PLEASURE: (
         "Pleasure: enjoyment and comfort: fun, play, feasts, wine, travel, music, parties, "
-        "leisure, romance, adventure, delight.",
+        "leisure, romance, adventure, delight."
     ),
-)
-"""The seven default tendencies of free text about a person (scored by text relevance)."""
+}
+
+AnyTendency: TypeAlias = Tendency | PersonTendency | TextTendencySpec
+"""What a tendency agent stands for; each has a ``value``, a ``label`` and a ``description``."""
 
 
 @dataclass(eq=False)
 class TendencyAgent:
-    """One competing explanation of the actor: a named tendency and its share of the mixture.
+    """One competing explanation of the actor: a tendency and its share of the mixture.
 
     Attributes:
-        name: unique name (shown in logs and tables).
-        description: what the tendency stands for, in words.
-        tendency: the legislative scorer used on roll-call observations (None: a text tendency,
-            scored by the relevance of observation texts to :attr:`description`).
+        tendency: a legislative :class:`Tendency` (scored by its roll-call scorer on votes,
+            by its description on texts), a :class:`PersonTendency` or a tendency described
+            in a file (both scored by the relevance of texts to their description).
         allocation: the tendency's share of the explanation, in [0, 1].
     """
 
-    name: str
-    description: str
-    tendency: Tendency | None = None
+    tendency: AnyTendency
     allocation: float = 0.0
 
     def __post_init__(self) -> None:
-        if not self.name.strip() or not self.description.strip():
-            raise ValueError("a tendency agent needs a non-empty name and description")
         if not 0.0 <= self.allocation <= 1.0:
             raise ValueError(f"allocation must be in [0, 1], got {self.allocation}")
 
+    @property
+    def name(self) -> str:
+        """Unique name, shown in logs and tables: the tendency's label."""
+        return self.tendency.label
 
-def legislative_agents(tendencies: Iterable[Tendency] = tuple(Tendency)) -> list[TendencyAgent]:
-    """One agent per legislative tendency, with equal shares."""
+    @property
+    def description(self) -> str:
+        """What the tendency stands for, in words."""
+        return self.tendency.description
+
+
+class AgentList(list[TendencyAgent]):
+    """Tendency agents, in order; :meth:`all` returns the list itself (the seed guide's call)."""
+
+    def all(self) -> AgentList:
+        """This list."""
+        return self
+
+
+def tendency_agents(tendencies: Iterable[AnyTendency] = tuple(Tendency)) -> AgentList:
+    """One agent per tendency (repeats dropped), with equal shares."""
     chosen = list(dict.fromkeys(tendencies))
-    return [TendencyAgent(t.label, t.description, t, 1.0 / len(chosen)) for t in chosen]
-
-
-def text_agents(specs: Sequence[TextTendencySpec]) -> list[TendencyAgent]:
-    """One text agent per described tendency, with equal shares."""
-    return [TendencyAgent(s.name, s.description, None, 1.0 / len(specs)) for s in specs]
+    return AgentList(TendencyAgent(t, 1.0 / len(chosen)) for t in chosen)
 
 
 # --------------------------------------------------------------------------------------
@@ -272,9 +300,9 @@ def text_relevance(texts: Sequence[str], descriptions: Sequence[str]) -> np.ndar
 def compute_claims(observations: Observations, agents: Sequence[TendencyAgent]) -> ClaimSet:
     """Every agent's built-in claims on every observation.
 
-    Agents with a legislative :attr:`~TendencyAgent.tendency` use its scorer when the
-    observations have roll-call features; the others are text tendencies scored on the
-    observations' texts.
+    Agents of a legislative :class:`Tendency` use its scorer when the observations have
+    roll-call features; the others are scored by the relevance of the observations' texts to
+    their descriptions.
 
     Raises:
         ValueError: text tendencies on observations without texts, or a legislative scorer
@@ -285,7 +313,7 @@ def compute_claims(observations: Observations, agents: Sequence[TendencyAgent]) 
     relevance = np.zeros((len(agents), n))
     textual = []
     for k, agent in enumerate(agents):
-        if agent.tendency is not None and observations.feature_names:
+        if isinstance(agent.tendency, Tendency) and observations.feature_names:
             if observations.action_names != VOTE_NAMES:
                 raise ValueError(
                     f"{agent.name!r} scores roll-call votes {VOTE_NAMES}, "

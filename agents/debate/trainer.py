@@ -21,7 +21,7 @@ from assembly_gym.agents.debate.arena import Arena, Claim, EpochDebate, top_clai
 from assembly_gym.agents.debate.claims import BatchError, ClaimModel
 from assembly_gym.agents.debate.forecast import ClaimProfiles
 from assembly_gym.agents.debate.observations import Observations
-from assembly_gym.agents.debate.tendencies import TendencyAgent, compute_claims
+from assembly_gym.agents.debate.tendencies import AnyTendency, TendencyAgent, compute_claims
 from assembly_gym.agents.debate.validator import ValidationResult, Validator
 
 __all__ = ["DebateLogger", "DebateResult", "EpochMetrics", "TrainConfig", "TrainHistory", "Trainer"]
@@ -37,7 +37,8 @@ class TrainConfig:
         convergence_threshold: an epoch is stable when its summed absolute allocation change
             is below this.
         patience: consecutive stable epochs needed to stop.
-        initial_lr: learning rate η of the first epoch.
+        initial_lr: learning rate η of the first epoch, in (0, 1]: the share of the way to
+            the market allocation each round moves.
         lr_decay: factor applied to η after each epoch, in (0, 1].
         validation_split: share of observations held out for validation, in (0, 1).
         min_allocation: smallest share of any tendency.
@@ -63,8 +64,8 @@ class TrainConfig:
             raise ValueError(f"patience must be ≥ 1, got {self.patience}")
         if not self.convergence_threshold >= 0:
             raise ValueError(f"convergence_threshold must be ≥ 0, got {self.convergence_threshold}")
-        if not self.initial_lr > 0:
-            raise ValueError(f"initial_lr must be > 0, got {self.initial_lr}")
+        if not 0 < self.initial_lr <= 1:
+            raise ValueError(f"initial_lr must be in (0, 1], got {self.initial_lr}")
         if not 0 < self.lr_decay <= 1:
             raise ValueError(f"lr_decay must be in (0, 1], got {self.lr_decay}")
         if not 0 < self.validation_split < 1:
@@ -102,9 +103,9 @@ class EpochMetrics:
     Attributes:
         epoch: 1-based epoch number.
         learning_rate: η used in the epoch.
-        winner: the tendency with the highest score.
+        winner: the tendency with the highest score: the one whose share grew most.
         winning_score: its score.
-        scores: net winnings per observation, summed over the epoch's rounds.
+        scores: winnings v*_k − w_k, summed over the epoch's rounds.
         allocations: allocations after the epoch.
         allocation_changes: signed change of each allocation in the epoch.
         total_stakes: stake per observation, averaged over the rounds.
@@ -141,7 +142,7 @@ class TrainHistory:
     Attributes:
         epochs_run: epochs run.
         converged: whether the convergence check stopped training (else ``max_epochs`` did).
-        best_epoch: the epoch with the highest validation accuracy (the earliest on ties).
+        best_epoch: the epoch with the highest held-out log-likelihood (the earliest on ties).
         metrics: one :class:`EpochMetrics` per epoch.
         validation_results: one :class:`ValidationResult` per epoch.
         claim_batches: batches sent to the claim command (0: built-in claims only).
@@ -186,7 +187,8 @@ class DebateResult:
     """The outcome of the debate.
 
     Attributes:
-        winner: the tendency with the largest final allocation.
+        winner: the tendency of the largest final allocation (``winner.value``: its value;
+            ``winner.label``: the agent's name).
         allocations: final allocations by tendency.
         allocation_changes: final minus initial allocation by tendency.
         claims: each tendency's largest stakes in the last round, with how they fared.
@@ -194,7 +196,7 @@ class DebateResult:
             built-in scorers).
     """
 
-    winner: str
+    winner: AnyTendency
     allocations: dict[str, float]
     allocation_changes: dict[str, float]
     claims: dict[str, tuple[Claim, ...]]
@@ -285,7 +287,7 @@ class Trainer:
         texts = observations.texts
         if texts is not None and (outcomes[held_out] < 0).any():  # forecast from training claims
             profiles = ClaimProfiles([texts[i] for i in train], [texts[i] for i in held_out])
-        validator = Validator(seed=self.seed)
+        validator = Validator(seed=self.seed, evidence_floor=self.arena.evidence_floor)
         loggers = _as_list(logger)
         for each in loggers:
             each.start(config, names)
@@ -322,7 +324,7 @@ class Trainer:
 
         for agent, share in zip(agents, allocations, strict=True):
             agent.allocation = float(share)
-        best = max(range(len(validations)), key=lambda t: (validations[t].accuracy, -t))
+        best = max(range(len(validations)), key=lambda t: (validations[t].log_likelihood, -t))
         history = TrainHistory(
             len(metrics), converged, best + 1, tuple(metrics), tuple(validations),
             claim_batches=claims.batches, claim_failures=len(claims.errors),
@@ -330,7 +332,7 @@ class Trainer:
         )  # fmt: skip
         train_ids, action_names = [observations.ids[i] for i in train], observations.action_names
         result = DebateResult(
-            winner=names[int(np.argmax(allocations))],
+            winner=agents[int(np.argmax(allocations))].tendency,
             allocations=_named(names, allocations),
             allocation_changes=_named(names, allocations - initial),
             claims=top_claims(train_claims, debate.last_round, names, train_ids, action_names),

@@ -1,7 +1,8 @@
 """Validation on held-out observations: does the calibrated mixture beat chance?
 
-Actual and predicted owners, the binomial test against chance 1/K, the majority rate and
-the action scores: docs/debate.md, "Validation".
+The held-out log-likelihood of the mixture (what training maximises, and what picks the best
+epoch), actual and predicted owners, the binomial test against chance 1/K, the majority rate
+and the action scores: docs/debate.md, "Validation".
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from assembly_gym.agents.base import apply_mask
-from assembly_gym.agents.debate.arena import ClaimSet
+from assembly_gym.agents.debate.arena import EVIDENCE_FLOOR, ClaimSet
 from assembly_gym.core.metrics import argmax_random_ties, classification_metrics
 
 __all__ = ["ValidationResult", "Validator", "binomial_p_value", "significance_stars"]
@@ -42,9 +43,12 @@ def significance_stars(p_value: float) -> str:
 
 @dataclass(frozen=True)
 class ValidationResult:
-    """Owner prediction on held-out observations, and action prediction where labelled.
+    """The mixture's fit to held-out observations: likelihood, owners, actions where labelled.
 
     Attributes:
+        log_likelihood: mean held-out log-likelihood of the mixture, (1/N) Σ_i log Σ_k w_k e_ik
+            in nats, e the arena's evidence (the chosen action's probability, or the
+            relevance of an unlabelled observation).
         accuracy: share of observations whose predicted owner is the actual owner.
         p_value: one-sided binomial p-value of ``successes`` out of ``n`` against ``chance``.
         n: held-out observations.
@@ -59,6 +63,7 @@ class ValidationResult:
             ``"claim command"``), or both joined by ``" + "``.
     """
 
+    log_likelihood: float
     accuracy: float
     p_value: float
     n: int
@@ -90,10 +95,12 @@ class Validator:
 
     Args:
         seed: seed of the random tie-breaking.
+        evidence_floor: the smallest evidence, as the arena's.
     """
 
-    def __init__(self, *, seed: int = 0) -> None:
+    def __init__(self, *, seed: int = 0, evidence_floor: float = EVIDENCE_FLOOR) -> None:
         self.seed = seed
+        self.evidence_floor = evidence_floor
 
     def owners(
         self,
@@ -141,7 +148,7 @@ class Validator:
         forecast: np.ndarray | None = None,
         relevance_source: str = "built-in relevance",
     ) -> ValidationResult:
-        """Owner accuracy with its binomial test, and action metrics on labelled observations.
+        """Log-likelihood, owner accuracy with its binomial test, and action metrics.
 
         Args:
             claims: the tendencies' claims on the held-out observations (K, N, A).
@@ -160,6 +167,8 @@ class Validator:
         n = claims.n_observations
         if n == 0:
             raise ValueError("no held-out observations to validate on")
+        evidence = claims.evidence(outcomes, self.evidence_floor)
+        log_likelihood = float(np.log(np.asarray(allocations, dtype=np.float64) @ evidence).mean())
         predicted, actual = self.owners(claims, outcomes, allocations, masks, forecast)
         chance = 1.0 / claims.n_tendencies
         successes = int((predicted == actual).sum())
@@ -172,6 +181,7 @@ class Validator:
             metrics = classification_metrics(outcomes[labelled], mixture)
             action = {key: metrics[key] for key in action}
         return ValidationResult(
+            log_likelihood=log_likelihood,
             accuracy=successes / n,
             p_value=binomial_p_value(successes, n, chance) if claims.n_tendencies > 1 else 1.0,
             n=n,

@@ -24,7 +24,7 @@ from assembly_gym.agents.debate.model import DebateModel, create_debate_model
 from assembly_gym.agents.debate.observations import ABOUT, rollcall_observations
 from assembly_gym.agents.debate.plots import plot_allocations
 from assembly_gym.agents.debate.synthetic import synthetic_person
-from assembly_gym.agents.debate.tendencies import PERSON_TENDENCIES
+from assembly_gym.agents.debate.tendencies import PersonTendency
 from assembly_gym.agents.debate.trainer import DebateLogger, TrainConfig
 from assembly_gym.benchmarks.commands import arguments, flags
 from assembly_gym.core.errors import AssemblyGymError, DataError
@@ -36,7 +36,7 @@ _TRAIN_FLAGS = {
     "min_epochs": arguments.POSITIVE_INT,
     "convergence_threshold": arguments.NON_NEGATIVE,
     "patience": arguments.POSITIVE_INT,
-    "initial_lr": arguments.POSITIVE,
+    "initial_lr": arguments.Number(float, low=0, high=1, low_open=True),
     "lr_decay": arguments.Number(float, low=0, high=1, low_open=True),
     "validation_split": arguments.Number(float, low=0, high=1, low_open=True, high_open=True),
     "min_allocation": arguments.UNIT_INTERVAL,
@@ -98,7 +98,8 @@ class Train:
 class Generate:
     """Write a free-text observations file about a synthetic person.
 
-    Each observation's owner is drawn from a planted mixture of the seven person tendencies.
+    Each observation's owner is drawn from a planted mixture of the seven person tendencies,
+    written into the file as ``"planted"`` (``debate train`` then prints its L1 distance).
     """
 
     observations: int = flags.option("how many (default 400)", 400, minimum=1)
@@ -201,12 +202,13 @@ def run_generate(args: argparse.Namespace) -> int:
     )
     atomic_write_text(args.out, json.dumps(document, indent=1) + "\n")
     shares = ", ".join(
-        f"{spec.name} {share:.1%}" for spec, share in zip(PERSON_TENDENCIES, weights, strict=True)
+        f"{tendency.value} {share:.1%}"
+        for tendency, share in zip(PersonTendency, weights, strict=True)
     )
-    counts = np.bincount(owners, minlength=len(PERSON_TENDENCIES))
-    majority, chance = counts.max() / len(owners), 1 / len(PERSON_TENDENCIES)
-    print(f"Planted mixture: {shares}\nPlanted owners: majority rate {majority:.3f}, chance 1/K "
-          f"{chance:.3f}")  # fmt: skip
+    counts = np.bincount(owners, minlength=len(PersonTendency))
+    majority, chance = counts.max() / len(owners), 1 / len(PersonTendency)
+    print(f"Planted mixture (the file's \"planted\"): {shares}\nPlanted owners: majority rate "
+          f"{majority:.3f}, chance 1/K {chance:.3f}")  # fmt: skip
     print(f"Wrote {args.out} ({args.observations} observations, about a person)")
     return 0
 

@@ -5,9 +5,9 @@ the seven legislative tendencies (each decision's tendency drawn from w*, its vo
 tendency's claim); debate training (default :class:`~assembly_gym.agents.debate.TrainConfig`)
 should recover w*. Printed per ``--countries`` size (the situations of the first K
 countries): the L1 distance ‖w − w*‖₁ of the debate's allocations, of the equal start and of
-the bounded maximum-likelihood mixture (the peer: scipy SLSQP, as
-:meth:`~assembly_gym.agents.debate.arena.Arena.market_allocation` with every vote weighing
-the same); validation owner accuracy, its binomial p-value and the majority-owner rate; how
+the debate's limit, the market allocation v* of the training votes (the bounded
+maximum-likelihood mixture, :meth:`~assembly_gym.agents.debate.arena.Arena.market`);
+validation owner accuracy, its binomial p-value and the majority-owner rate; how
 often the posterior owner argmax_k w_k p_k(y | x) is the tendency that cast the vote (with
 w*: the ceiling); epochs and seconds per run.
 
@@ -25,7 +25,7 @@ from assembly_gym.agents.debate.allocation import project_bounded_simplex
 from assembly_gym.agents.debate.arena import Arena
 from assembly_gym.agents.debate.observations import observations_from_demonstrations
 from assembly_gym.agents.debate.synthetic import plant_mixture
-from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
+from assembly_gym.agents.debate.tendencies import compute_claims, tendency_agents
 from assembly_gym.agents.debate.trainer import TrainConfig, Trainer
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, Number
 from assembly_gym.core.layout import ObservationLayout
@@ -49,7 +49,7 @@ def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np
     countries = list(assembly.data.country_names[:n_countries])
     demos = rollcall_demonstrations(assembly.data, countries, with_infos=False)
     situations = observations_from_demonstrations(demos, ObservationLayout(feature_names()))
-    claims = compute_claims(situations, legislative_agents())
+    claims = compute_claims(situations, tendency_agents())
     config = TrainConfig()
     rng = np.random.default_rng(seed)
     rows = []
@@ -59,17 +59,16 @@ def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np
         )
         actor, owners = plant_mixture(situations, claims, planted, rng=rng)
         trainer = Trainer(config, seed=seed)
-        agents = legislative_agents()
+        agents = tendency_agents()
         start = time.perf_counter()
         history, _ = trainer.train(actor, agents)
         seconds = time.perf_counter() - start
         learned = np.array([a.allocation for a in agents])
         train, _ = trainer.split(len(actor))
-        evidence = Arena().evidence(claims.take(train), actor.actions[train])
         equal = np.full(len(agents), 1.0 / len(agents))
-        mle = Arena.market_allocation(np.ones(len(train)), evidence, equal,  # equal pots: the MLE
-                                      config.min_allocation, config.max_allocation)  # fmt: skip
-        evidence_all = Arena().evidence(claims, actor.actions)
+        limit = Arena().market(claims.take(train), actor.actions[train], equal,
+                               config.min_allocation, config.max_allocation)  # fmt: skip
+        evidence_all = claims.evidence(actor.actions)
         posterior = argmax_random_ties((learned[:, None] * evidence_all).T, seed)
         oracle = argmax_random_ties((planted[:, None] * evidence_all).T, seed)
         last = history.validation_results[-1]
@@ -77,7 +76,7 @@ def recover(n_countries: int, actors: int, seed: int) -> tuple[int, dict[str, np
             {
                 "debate": np.abs(learned - planted).sum(),
                 "uniform": np.abs(1 / 7 - planted).sum(),
-                "mle": np.abs(mle - planted).sum(),
+                "limit": np.abs(limit - planted).sum(),
                 "accuracy": last.accuracy,
                 "p": last.p_value,
                 "majority": last.majority_rate,
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> None:
     )
     print()
     print(
-        "| decisions | L1 debate (mean / median / max) | L1 equal start | L1 scipy MLE (peer) "
+        "| decisions | L1 debate (mean / median / max) | L1 equal start | L1 limit v* (MLE) "
         "| val. owner acc. | majority owner | p < 0.001 | median p | planted owner: w (w*) "
         "| epochs (mean / max) | converged | s / run |"
     )
@@ -123,7 +122,7 @@ def run(args: argparse.Namespace) -> None:
         d = r["debate"]
         print(
             f"| {n:,} | {d.mean():.3f} / {np.median(d):.3f} / {d.max():.3f} "
-            f"| {r['uniform'].mean():.3f} | {r['mle'].mean():.3f} | {r['accuracy'].mean():.3f} "
+            f"| {r['uniform'].mean():.3f} | {r['limit'].mean():.3f} | {r['accuracy'].mean():.3f} "
             f"| {r['majority'].mean():.3f} | {(r['p'] < 1e-3).mean():.0%} "
             f"| {np.median(r['p']):.1e} | {r['planted_owner'].mean():.3f} "
             f"({r['oracle_owner'].mean():.3f}) "

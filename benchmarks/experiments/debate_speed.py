@@ -20,7 +20,7 @@ import numpy as np
 
 from assembly_gym.agents.debate.arena import Arena
 from assembly_gym.agents.debate.observations import observations_from_demonstrations
-from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
+from assembly_gym.agents.debate.tendencies import compute_claims, tendency_agents
 from assembly_gym.agents.debate.trainer import TrainConfig, Trainer
 from assembly_gym.agents.debate.validator import Validator
 from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> None:
     if len(pooled) < args.observations:
         raise AssemblyGymError(f"only {len(pooled)} observations available")
     observations = pooled.take(np.arange(args.observations))
-    agents = legislative_agents()
+    agents = tendency_agents()
     config = TrainConfig()
     arena = Arena()
     claims = compute_claims(observations, agents)
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> None:
     runs = []
 
     def train() -> None:
-        history, _ = Trainer(config).train(observations, legislative_agents())
+        history, _ = Trainer(config).train(observations, tendency_agents())
         runs.append(history.epochs_run)
 
     train_time = median_seconds(train, max(args.repeats // 2, 1))

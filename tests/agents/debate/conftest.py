@@ -7,7 +7,7 @@ import pytest
 
 from assembly_gym.agents.debate import rollcall_observations
 from assembly_gym.agents.debate.observations import Observations, observations_from_demonstrations
-from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
+from assembly_gym.agents.debate.tendencies import compute_claims, tendency_agents
 from assembly_gym.core.layout import ObservationLayout
 from assembly_gym.envs.legislative.demonstrations import rollcall_demonstrations
 from assembly_gym.envs.legislative.observation import feature_names
@@ -45,7 +45,7 @@ def pooled_observations(assembly, layout) -> Observations:
 
 @pytest.fixture(scope="session")
 def pooled_claims(pooled_observations):
-    return compute_claims(pooled_observations, legislative_agents())
+    return compute_claims(pooled_observations, tendency_agents())
 
 
 @pytest.fixture()

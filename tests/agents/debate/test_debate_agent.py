@@ -31,7 +31,7 @@ def test_agent_implements_the_protocol_and_mixes_the_tendencies(demos, layout):
     obs, _, _ = Demonstration.stack(demos[country])
     probs = agent.action_probs(obs)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0)
-    assert agent.history_.epochs_run >= 1 and agent.result_.winner in agent.allocations
+    assert agent.history_.epochs_run >= 1 and agent.result_.winner.label in agent.allocations
     masked = agent.action_probs(obs[:5], np.array([False, True, True]))
     np.testing.assert_allclose(masked[:, 0], 0.0)
     np.testing.assert_allclose(masked.sum(axis=1), 1.0)

@@ -14,7 +14,7 @@ import pytest
 from assembly_gym.agents.debate import ClaimModel, DebateModel, TrainConfig, Trainer, TrainHistory
 from assembly_gym.agents.debate.claims import PROTOCOL, ClaimModelError
 from assembly_gym.agents.debate.observations import Observations
-from assembly_gym.agents.debate.tendencies import compute_claims, legislative_agents
+from assembly_gym.agents.debate.tendencies import compute_claims, tendency_agents
 
 # A fake language model: claims "yes" for human rights on every observation, records each call.
 FAKE = """
@@ -44,7 +44,7 @@ def script(tmp_path, source: str, name: str = "fake.py") -> list[str]:
 def test_claims_come_from_the_command_in_batches(tmp_path, small):
     log = tmp_path / "calls.jsonl"
     model = ClaimModel(script(tmp_path, FAKE.format(log=str(log))), timeout=20, batch_size=4)
-    agents = legislative_agents()
+    agents = tendency_agents()
     report = model.claims(small, agents)
     requests = [json.loads(line) for line in log.read_text().splitlines()]
     assert [len(r["observations"]) for r in requests] == [4, 4, 2]
@@ -65,8 +65,8 @@ def test_claims_come_from_the_command_in_batches(tmp_path, small):
 def test_a_command_that_hangs_is_stopped_and_reported_per_batch(tmp_path, small):
     hang = "import sys, time\nsys.stdin.read()\ntime.sleep(30)\n"
     model = ClaimModel(script(tmp_path, hang), timeout=0.5, batch_size=6)
-    fallback = compute_claims(small, legislative_agents())
-    report = model.claims(small, legislative_agents(), fallback=fallback)
+    fallback = compute_claims(small, tendency_agents())
+    report = model.claims(small, tendency_agents(), fallback=fallback)
     assert [e.batch for e in report.errors] == [0, 1]
     assert all("timed out after 0.5 s" in e.message for e in report.errors)
     assert report.errors[1].ids == small.ids[6:]
@@ -83,7 +83,7 @@ def test_failing_batches_without_fallback_raise_with_every_batch(tmp_path, small
         match=r"2 of 2 claim batches failed: batch 0 .*"
         r"exited with code 1: model unavailable; batch 1",
     ):
-        model.claims(small, legislative_agents())
+        model.claims(small, tendency_agents())
 
 
 # One answer per call, chosen by the first observation's id: which batch gets which problem.
@@ -151,8 +151,8 @@ def test_answers_that_break_the_schema_fail_only_their_batch(tmp_path, small, an
     first_id = small.ids[0]
     answers = {first_id: answer.replace("{id}", first_id)}
     model = ClaimModel(script(tmp_path, PICKY.format(answers=answers)), timeout=20, batch_size=5)
-    fallback = compute_claims(small, legislative_agents())
-    report = model.claims(small, legislative_agents(), fallback=fallback)
+    fallback = compute_claims(small, tendency_agents())
+    report = model.claims(small, tendency_agents(), fallback=fallback)
     assert len(report.errors) == 1 and report.errors[0].batch == 0
     assert re.search(match, report.errors[0].message)
     np.testing.assert_array_equal(report.answered, [False] * 5 + [True] * 5)
@@ -161,7 +161,7 @@ def test_answers_that_break_the_schema_fail_only_their_batch(tmp_path, small, an
 def test_trainer_uses_the_claim_command_and_reports_its_errors(tmp_path, small):
     hang = "import sys, time\nsys.stdin.read()\ntime.sleep(30)\n"
     model = ClaimModel(script(tmp_path, hang), timeout=0.3, batch_size=10)
-    _, result = Trainer().train(small, legislative_agents(), claim_model=model)
+    _, result = Trainer().train(small, tendency_agents(), claim_model=model)
     assert len(result.claim_errors) == 1 and "timed out" in result.claim_errors[0].message
 
 
@@ -179,8 +179,8 @@ def test_no_process_of_the_command_outlives_its_batch(tmp_path, small, ending):
     marker = tmp_path / "marker"
     command = ["sh", "-c", GRANDCHILD[ending].format(marker=marker)]
     model = ClaimModel(command, timeout=0.3, batch_size=10)
-    fallback = compute_claims(small, legislative_agents())
-    report = model.claims(small, legislative_agents(), fallback=fallback)
+    fallback = compute_claims(small, tendency_agents())
+    report = model.claims(small, tendency_agents(), fallback=fallback)
     assert report.answered.all() == (ending == "exit")
     time.sleep(1.0)
     assert not marker.exists()
@@ -191,16 +191,16 @@ def test_too_much_output_stops_the_command_and_the_run(tmp_path, small, monkeypa
     flood = "import sys\nsys.stdin.read()\nwhile True:\n    print('x' * 300, flush=True)\n"
     command = script(tmp_path, flood, name="flood.py")
     model = ClaimModel(command, timeout=5, batch_size=10)
-    fallback = compute_claims(small, legislative_agents())
+    fallback = compute_claims(small, tendency_agents())
     began = time.monotonic()
     with pytest.raises(ClaimModelError, match=r"flood\.py' printed more than 1000 bytes"):
-        model.claims(small, legislative_agents(), fallback=fallback)
+        model.claims(small, tendency_agents(), fallback=fallback)
     assert time.monotonic() - began < 4  # stopped at the limit, not at the timeout
 
 
 def test_failed_batches_are_counted_in_the_saved_history(tmp_path, small):
     crash = "import sys\nsys.stdin.read()\nsys.exit('model unavailable')\n"
-    model = DebateModel("actor", legislative_agents(), small)
+    model = DebateModel("actor", tendency_agents(), small)
     claim_model = ClaimModel(script(tmp_path, crash), timeout=20, batch_size=4)
     history, _ = model.train(TrainConfig(max_epochs=2), claim_model=claim_model)
     assert (history.claim_batches, history.claim_failures) == (3, 3)
@@ -221,7 +221,7 @@ def test_a_history_with_some_failed_batches_is_not_all_failed(tmp_path, small):
     answers = {small.ids[0]: "not json"}
     claim_model = ClaimModel(script(tmp_path, PICKY.format(answers=answers)), batch_size=5)
     history, _ = Trainer(TrainConfig(max_epochs=2)).train(
-        small, legislative_agents(), claim_model=claim_model
+        small, tendency_agents(), claim_model=claim_model
     )
     assert (history.claim_batches, history.claim_failures) == (2, 1)
     assert not history.claims_all_failed
@@ -243,4 +243,4 @@ def test_bad_commands_and_settings_raise(small):
         "a b",
     )
     with pytest.raises(ClaimModelError, match="cannot run claim command"):
-        ClaimModel(["/nonexistent/claim-tool"]).claims(small, legislative_agents())
+        ClaimModel(["/nonexistent/claim-tool"]).claims(small, tendency_agents())

@@ -11,6 +11,7 @@ from scipy.stats import binomtest
 
 from assembly_gym.agents.debate import (
     ClaimModel,
+    DebateModel,
     TrainConfig,
     Trainer,
     TrainHistory,
@@ -18,8 +19,9 @@ from assembly_gym.agents.debate import (
 )
 from assembly_gym.agents.debate.arena import ClaimSet
 from assembly_gym.agents.debate.forecast import ClaimProfiles
+from assembly_gym.agents.debate.observations import load_observations_json
 from assembly_gym.agents.debate.synthetic import synthetic_person
-from assembly_gym.agents.debate.tendencies import PERSON_TENDENCIES, Tendency
+from assembly_gym.agents.debate.tendencies import PersonTendency, Tendency
 from assembly_gym.agents.debate.validator import Validator
 from assembly_gym.core.errors import DataError
 
@@ -54,8 +56,8 @@ def write(tmp_path, document) -> str:
 
 def test_the_about_field_selects_the_person_tendencies(tmp_path, person):
     model = create_debate_model(None, person[0])
-    assert [a.name for a in model.agents] == [t.name for t in PERSON_TENDENCIES]
-    assert all(a.tendency is None for a in model.agents)
+    assert [a.tendency for a in model.agents] == list(PersonTendency)
+    assert [a.name for a in model.agents] == [t.value for t in PersonTendency]
     plain = write(tmp_path, {"observations": [{"text": "a b"}, {"text": "c d"}]})
     assert [a.tendency for a in create_debate_model(None, plain).agents] == list(Tendency)
     chosen = create_debate_model(None, plain, about="person")
@@ -162,3 +164,41 @@ def test_synthetic_person_is_seeded_and_checked():
     assert owners.shape == (20,) and weights.sum() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="n_observations ≥ 2"):
         synthetic_person(1, rng=np.random.default_rng(0))
+
+
+def test_training_moves_a_planted_person_toward_its_mixture_and_each_winner_gains(tmp_path):
+    """Default settings: L1 to the planted mixture falls, and every epoch's winner gained share."""
+    document, _, _ = synthetic_person(400, rng=np.random.default_rng(0))  # debate generate's
+    model = create_debate_model(None, write(tmp_path, document))
+    config = TrainConfig()
+    history, _ = model.train(config)
+    planted = np.array([model.planted[a.name] for a in model.agents])
+    start = np.abs(1 / 7 - planted).sum()
+    l1 = [np.abs(np.array(list(m.allocations.values())) - planted).sum() for m in history.metrics]
+    assert l1[-1] < start / 2 and history.converged
+    for metrics in history.metrics:
+        gained = metrics.allocation_changes[metrics.winner]
+        capped = metrics.allocations[metrics.winner] >= config.max_allocation - 1e-12
+        assert gained > 0 or capped or metrics.total_change < 1e-12
+    likelihoods = [v.log_likelihood for v in history.validation_results]
+    assert likelihoods[-1] > likelihoods[0]  # the held-out fit sees the training
+    assert likelihoods[history.best_epoch - 1] == max(likelihoods)
+
+
+def test_the_planted_mixture_is_read_checked_and_kept(tmp_path, person):
+    content = load_observations_json(person[0])
+    assert set(content.planted) == {t.value for t in PersonTendency}
+    records = [{"text": "hunger"}, {"text": "wine"}]
+    for planted in ({"survival": 0.7}, {"survival": "half"}, [0.5, 0.5], {"": 1.0}, {}):
+        path = write(tmp_path, {"about": "person", "observations": records, "planted": planted})
+        with pytest.raises(DataError, match=r"obs\.json, field 'planted': must map") as caught:
+            load_observations_json(path)
+        assert caught.value.field == "planted"
+    path = write(tmp_path, {"about": "person", "observations": records, "planted": {"x": 1}})
+    assert load_observations_json(path).planted == {"x": 1.0}
+    with pytest.raises(DataError, match=r"field 'planted': names \['x'\], not tendencies"):
+        create_debate_model(None, path)
+    model = create_debate_model(None, person[0])
+    model.save(tmp_path / "m.json")
+    loaded = DebateModel.load(tmp_path / "m.json")
+    assert loaded.planted == model.planted and "Planted mixture: L1 distance" in loaded.summary()

@@ -18,14 +18,14 @@ from assembly_gym.agents.debate import (
     plot_allocations,
 )
 from assembly_gym.agents.debate.loggers import JSON_LOG_KIND
-from assembly_gym.agents.debate.tendencies import legislative_agents
+from assembly_gym.agents.debate.tendencies import tendency_agents
 from assembly_gym.agents.debate.trainer import DebateLogger
 from assembly_gym.core.errors import MissingDependencyError
 
 
 def train(observations, logger, **config):
     return Trainer(TrainConfig(max_epochs=4, **config)).train(
-        observations, legislative_agents(), logger=logger
+        observations, tendency_agents(), logger=logger
     )
 
 
@@ -42,12 +42,12 @@ def test_console_logger_prints_one_block_per_epoch(country_observations):
     assert text.count("\nEpoch ") == history.epochs_run
     assert "Epoch 1/4  lr 0.1500" in text and "Epoch 2/4  lr 0.1350" in text
     assert f"winner: {history.metrics[0].winner} (score " in text
-    first_share = history.metrics[0].allocations[result.winner]
+    first_share = history.metrics[0].allocations[result.winner.label]
     assert f"{first_share:6.1%}" in text
     validation = history.validation_results[0]
     assert f"p = {validation.p_value:.2g} {validation.stars}" in text
     assert "held-out actions: accuracy" in text
-    assert f"winner: {result.winner}" in text.splitlines()[-1]
+    assert f"winner: {result.winner.label}" in text.splitlines()[-1]
 
 
 def test_json_logger_writes_the_documented_schema(country_observations, tmp_path):
@@ -56,7 +56,7 @@ def test_json_logger_writes_the_documented_schema(country_observations, tmp_path
     log = json.loads(path.read_text())
     assert log["kind"] == JSON_LOG_KIND and log["format_version"] == 1
     assert log["config"] == TrainConfig(max_epochs=4).to_dict()
-    assert log["tendencies"] == [a.name for a in legislative_agents()]
+    assert log["tendencies"] == [a.name for a in tendency_agents()]
     assert len(log["epochs"]) == history.epochs_run
     epoch = log["epochs"][0]
     for key in (
@@ -77,7 +77,7 @@ def test_json_logger_writes_the_documented_schema(country_observations, tmp_path
         "epochs_run": history.epochs_run,
         "converged": history.converged,
         "best_epoch": history.best_epoch,
-        "winner": result.winner,
+        "winner": result.winner.label,
         "allocations": pytest.approx(result.allocations),
     }
     assert list(path.parent.iterdir()) == [path]  # atomic: no temporary file left behind

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.observations import Observations, TextTendencySpec
 from assembly_gym.agents.debate.tendencies import (
     EPSILON,
     Tendency,
     TendencyAgent,
     compute_claims,
-    legislative_agents,
     legislative_claims,
+    tendency_agents,
     text_relevance,
 )
 from assembly_gym.core.layout import ObservationLayout
@@ -112,8 +112,8 @@ def test_text_relevance_ranks_the_matching_description_first():
 
 def test_compute_claims_mixes_legislative_and_text_agents(country_observations):
     agents = [
-        *legislative_agents([Tendency.HUMAN_RIGHTS, Tendency.CONSENSUS]),
-        TendencyAgent("custom", "descriptive words of the synthetic titles"),
+        *tendency_agents([Tendency.HUMAN_RIGHTS, Tendency.CONSENSUS]),
+        TendencyAgent(TextTendencySpec("custom", "descriptive words of the synthetic titles")),
     ]
     claims = compute_claims(country_observations, agents)
     assert claims.probs.shape == (3, len(country_observations), 3)
@@ -125,7 +125,7 @@ def test_text_tendencies_need_texts_and_legislative_ones_need_votes(country_obse
         ids=("a", "b"), features=np.zeros((2, 0), np.float32), actions=np.full(2, -1)
     )
     with pytest.raises(ValueError, match="need observations with texts"):
-        compute_claims(without_texts, legislative_agents())
+        compute_claims(without_texts, tendency_agents())
     other_actions = Observations(
         ids=("a",),
         features=country_observations.features[:1],
@@ -134,13 +134,13 @@ def test_text_tendencies_need_texts_and_legislative_ones_need_votes(country_obse
         action_names=("cosponsor", "no_action"),
     )
     with pytest.raises(ValueError, match="scores roll-call votes"):
-        compute_claims(other_actions, legislative_agents())
+        compute_claims(other_actions, tendency_agents())
 
 
 def test_agents_validate_themselves():
     with pytest.raises(ValueError, match="non-empty name and description"):
-        TendencyAgent(" ", "x")
+        TextTendencySpec(" ", "x")
     with pytest.raises(ValueError, match=r"allocation must be in \[0, 1\]"):
-        TendencyAgent("x", "y", allocation=1.5)
-    shares = [a.allocation for a in legislative_agents()]
+        TendencyAgent(TextTendencySpec("x", "y"), allocation=1.5)
+    shares = [a.allocation for a in tendency_agents()]
     assert shares == pytest.approx([1 / 7] * 7)

@@ -10,9 +10,9 @@ import pytest
 from assembly_gym.agents.debate import TrainConfig, Trainer
 from assembly_gym.agents.debate.allocation import project_bounded_simplex
 from assembly_gym.agents.debate.arena import Arena, ClaimSet, EpochDebate, RoundOutcome
-from assembly_gym.agents.debate.observations import Observations
+from assembly_gym.agents.debate.observations import Observations, TextTendencySpec
 from assembly_gym.agents.debate.synthetic import plant_mixture
-from assembly_gym.agents.debate.tendencies import legislative_agents
+from assembly_gym.agents.debate.tendencies import Tendency, TendencyAgent, tendency_agents
 
 # --------------------------------------------------------------------------------------
 # TrainConfig
@@ -39,8 +39,9 @@ def test_train_config_has_exactly_the_specified_fields_and_defaults():
 @pytest.mark.parametrize(
     ("changes", "match"),
     [
-        ({"initial_lr": 0.0}, "initial_lr must be > 0"),
-        ({"initial_lr": -0.1}, "initial_lr must be > 0"),
+        ({"initial_lr": 0.0}, r"initial_lr must be in \(0, 1\]"),
+        ({"initial_lr": -0.1}, r"initial_lr must be in \(0, 1\]"),
+        ({"initial_lr": 1.5}, r"initial_lr must be in \(0, 1\]"),
         ({"validation_split": 0.0}, r"validation_split must be in \(0, 1\)"),
         ({"validation_split": 1.0}, r"validation_split must be in \(0, 1\)"),
         ({"validation_split": 1.5}, r"validation_split must be in \(0, 1\)"),
@@ -75,16 +76,16 @@ def test_bounds_that_cannot_sum_to_one_over_k_tendencies_raise(config, k):
 def test_trainer_refuses_bounds_that_do_not_fit_the_agents(country_observations):
     trainer = Trainer(TrainConfig(min_allocation=0.2))
     with pytest.raises(ValueError, match="7 allocations inside .* cannot sum to 1"):
-        trainer.train(country_observations, legislative_agents())
+        trainer.train(country_observations, tendency_agents())
 
 
 def test_trainer_refuses_duplicate_names_and_too_few_observations(country_observations):
-    agents = legislative_agents()
-    agents[1].name = agents[0].name
+    agents = tendency_agents()
+    agents[1] = TendencyAgent(agents[0].tendency)
     with pytest.raises(ValueError, match="names must be unique"):
         Trainer().train(country_observations, agents)
     with pytest.raises(ValueError, match="at least two observations"):
-        Trainer().train(country_observations.take(np.array([0])), legislative_agents())
+        Trainer().train(country_observations.take(np.array([0])), tendency_agents())
 
 
 # --------------------------------------------------------------------------------------
@@ -92,13 +93,14 @@ def test_trainer_refuses_duplicate_names_and_too_few_observations(country_observ
 # --------------------------------------------------------------------------------------
 
 
-class ScriptedArena:
+class ScriptedArena(Arena):
     """An arena whose epoch e moves ``changes[e] / 2`` between the first two allocations.
 
     The direction alternates, so that the allocations stay valid for any number of epochs.
     """
 
     def __init__(self, changes):
+        super().__init__()
         self.changes = list(changes)
         self.learning_rates = []
 
@@ -111,22 +113,14 @@ class ScriptedArena:
         moved[1] += delta
         k, n = claims.probs.shape[:2]
         last = RoundOutcome(
-            np.zeros((k, n)),
-            np.ones((k, n)),
-            np.zeros((k, n), bool),
-            np.zeros((k, n)),
-            np.zeros(k),
-            moved,
-            moved,
+            np.zeros((k, n)), np.ones((k, n)), np.zeros((k, n), bool), np.zeros(k), moved, moved
         )
         return EpochDebate(allocations, moved, np.arange(k, dtype=float), np.zeros(k), last)
 
 
 def run_scripted(observations, changes, **config):
     arena = ScriptedArena(changes)
-    history, _ = Trainer(TrainConfig(**config), arena=arena).train(
-        observations, legislative_agents()
-    )
+    history, _ = Trainer(TrainConfig(**config), arena=arena).train(observations, tendency_agents())
     return history, arena
 
 
@@ -167,7 +161,7 @@ def test_learning_rate_decays_by_lr_decay_each_epoch(country_observations):
 
 def test_epoch_metrics_report_changes_scores_and_winner(country_observations):
     history, _ = run_scripted(country_observations, [0.1] * 3, max_epochs=3)
-    names = [a.name for a in legislative_agents()]
+    names = [a.name for a in tendency_agents()]
     first = history.metrics[0]
     assert first.winner == names[-1] and first.winning_score == 6.0  # scores 0..6: the last wins
     assert first.allocation_changes[names[0]] == pytest.approx(0.05)
@@ -198,7 +192,7 @@ def test_allocations_stay_inside_the_bounds_and_sum_to_one_after_every_update(
 ):
     config = TrainConfig(min_allocation=0.1, max_allocation=0.2, max_epochs=4)
     arena = RecordingArena()
-    agents = legislative_agents()
+    agents = tendency_agents()
     agents[0].allocation = 0.97  # a start far outside the bounds is projected first
     history, result = Trainer(config, arena=arena).train(country_observations, agents)
     assert len(arena.seen) == arena.rounds * history.epochs_run
@@ -210,7 +204,7 @@ def test_allocations_stay_inside_the_bounds_and_sum_to_one_after_every_update(
 
 def test_training_is_deterministic_under_a_seed(country_observations):
     def run(seed):
-        agents = legislative_agents()
+        agents = tendency_agents()
         history, _ = Trainer(seed=seed).train(country_observations, agents)
         return history, [a.allocation for a in agents]
 
@@ -221,14 +215,14 @@ def test_training_is_deterministic_under_a_seed(country_observations):
 
 
 def test_history_and_result_describe_the_run(country_observations):
-    agents = legislative_agents()
+    agents = tendency_agents()
     history, result = Trainer().train(country_observations, agents)
     validation = history.validation_results[-1]
     assert validation.n == round(0.2 * len(country_observations))
     assert 1 <= history.best_epoch <= history.epochs_run
-    best = history.validation_results[history.best_epoch - 1].accuracy
-    assert best == max(v.accuracy for v in history.validation_results)
-    assert result.winner == max(result.allocations, key=result.allocations.get)
+    best = history.validation_results[history.best_epoch - 1].log_likelihood
+    assert best == max(v.log_likelihood for v in history.validation_results)
+    assert result.winner.label == max(result.allocations, key=result.allocations.get)
     assert sum(result.allocation_changes.values()) == pytest.approx(0.0, abs=1e-9)
     some_claims = [c for claims in result.claims.values() for c in claims]
     assert some_claims and all(
@@ -242,7 +236,7 @@ def test_debate_recovers_a_planted_mixture(pooled_observations, pooled_claims):
     actor, _ = plant_mixture(
         pooled_observations, pooled_claims, planted, rng=np.random.default_rng(7)
     )
-    agents = legislative_agents()
+    agents = tendency_agents()
     history, _ = Trainer().train(actor, agents)
     recovered = np.array([a.allocation for a in agents])
     uniform_error = np.abs(np.full(7, 1 / 7) - planted).sum()
@@ -266,11 +260,9 @@ def test_unlabelled_text_observations_train(rng):
         actions=np.full(6, -1),
         texts=texts,
     )
-    agents = legislative_agents()
-    for agent in agents:
-        agent.tendency = None  # score these as text tendencies
+    agents = tendency_agents(TextTendencySpec(t.label, t.description) for t in Tendency)
     history, result = Trainer(TrainConfig(max_allocation=0.6)).train(observations, agents)
-    assert result.winner == "human rights"
+    assert result.winner == TextTendencySpec("human rights", Tendency.HUMAN_RIGHTS.description)
     assert history.validation_results[-1].action_accuracy is None
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from assembly_gym.agents.debate import DebateModel
+from assembly_gym.agents.debate.tendencies import PersonTendency
 from assembly_gym.benchmarks.cli import main
 from assembly_gym.envs.legislative.sources import default_assembly
 
@@ -115,7 +116,7 @@ def test_country_is_required_for_real_data_and_refused_for_text(tmp_path, capsys
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--initial-lr", "0"], "argument --initial-lr: expected a finite number > 0, got '0'"),
+        (["--initial-lr", "1.5"], "argument --initial-lr: expected a number in (0, 1], got '1.5'"),
         (["--min-epochs", "5", "--max-epochs", "3"], "need 1 ≤ min_epochs ≤ max_epochs"),
         (["--claim-command", ""], "the claim command is empty"),
         (["--min-allocation", "0.2"], "7 allocations inside [0.2, 0.5] cannot sum to 1"),
@@ -141,13 +142,17 @@ def test_generate_then_train_on_a_synthetic_person(tmp_path, capsys):
     source, out = tmp_path / "person.json", tmp_path / "p.debate.json"
     assert main(["debate", "generate", "--observations", "120", "--out", str(source)]) == 0
     assert "Planted owners: majority rate" in capsys.readouterr().out
+    planted = json.loads(source.read_text())["planted"]
+    assert list(planted) == [t.value for t in PersonTendency]
+    assert sum(planted.values()) == pytest.approx(1.0, abs=1e-3)
     argv = ["debate", "train", "--observations", str(source), "--max-epochs", "2", "--quiet"]
     assert main([*argv, "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "owner accuracy" in printed and "chance 1/K 0.143" in printed
     assert "binomial p = " in printed and "owners by built-in relevance" in printed
+    assert "Planted mixture: L1 distance " in printed
     model = DebateModel.load(out)
-    assert model.agents[0].name == "survival"
+    assert model.agents[0].name == "survival" and model.planted == planted
     last = model.history.validation_results[-1]
     assert last.accuracy > last.majority_rate and last.owner_source == "built-in relevance"
 

@@ -19,7 +19,7 @@ def test_list_names_every_experiment_with_its_description(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["experiment", "no_such"], "unknown experiment 'no_such'; choose from debate_real"),
+        (["experiment", "no_such"], "unknown experiment 'no_such'; choose from debate_planted"),
         (["experiment"], "name an experiment"),
     ],
 )

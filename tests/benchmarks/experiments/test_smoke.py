@@ -23,6 +23,7 @@ TINY: dict[str, tuple[list[str], str]] = {
          "--last-train-session", "5"],
         "Debate allocations per country",
     ),
+    "debate_planted": (["--persons", "2", "--observations", "60"], "fell on"),
     "debate_recovery": (["--actors", "1", "--countries", "1"], "Chance owner accuracy 1/7"),
     "debate_speed": (["--observations", "500", "--repeats", "1"], "| one debate epoch"),
     "devices": (
