@@ -19,6 +19,15 @@ weighted so that every group (resolution, or session) weighs as one observation 
 heads whose class is the same for every episode of a group at a step (the tallies,
 adopted): the views of one resolution by every country repeat one tally. Heads that
 differ between countries (own votes) count every transition.
+
+A Gaussian dimension is kept as the change s'_j − s_j where that varies less than s'_j in
+training (a year, the session's progress, running agreement rates: their next value tracks
+the current one, so a year later than any in training is still predicted), else as s'_j.
+Its moments always weigh every group as one observation, because the next roll call's text
+is the same for every country that votes on it: counted per country, a context seen on one
+roll call would have σ ≈ 0 for what is one draw. σ is at least half the dimension's
+resolution (the smallest step between its distinct training values: 0.01 for a year),
+the precision of the recorded values.
 """
 
 from __future__ import annotations
@@ -85,6 +94,7 @@ class EmpiricalModel(HeadModel):
         self.smoothing = smoothing
         self.coarse_bins = coarse_bins
         self._binary_copied = np.zeros(0, dtype=np.int64)
+        self._change = np.zeros(0)  # 1 where a Gaussian dim is kept as s'_j − s_j, else 0
         self._tables: list[dict[str, np.ndarray]] = []
 
     # ------------------------------------------------------------------ contexts
@@ -162,8 +172,9 @@ class EmpiricalModel(HeadModel):
         self._binary_copied = np.array(binary, dtype=np.int64)
         columns = self._context(obs, np.asarray(train.acts, dtype=np.int64))
         targets = schema.targets(train.next_obs, train.dones)
-        gaussian = train.next_obs[:, schema.gaussian.dims].astype(np.float64)
+        gaussian, floor = self._gaussian_targets(train)
         group_weight = _group_weights(train)
+        weighted = group_weight[:, None] * gaussian
         cells = _group_steps(train)
         s = self.smoothing
         tables: list[dict[str, np.ndarray]] = []
@@ -178,18 +189,17 @@ class EmpiricalModel(HeadModel):
                 any_row[inverse] = np.arange(len(obs))  # finer keys nest in coarser ones
                 parent = np.searchsorted(tables[-1]["codes"], parent_codes[any_row])
             levels.append((inverse, parent))
-            n = np.bincount(inverse, minlength=n_keys)[:, None].astype(np.float64)
-            sums = np.zeros((n_keys, gaussian.shape[1]))
-            squares = np.zeros_like(sums)
-            np.add.at(sums, inverse, gaussian)
-            np.add.at(squares, inverse, gaussian**2)
+            n, sums, squares = (_sums(inverse, values, n_keys) for values in
+                                (group_weight[:, None], weighted, weighted * gaussian))  # fmt: skip
             if tables:
                 prior_mean, prior_std = tables[-1]["mean"][parent], tables[-1]["std"][parent]
             else:
-                prior_mean, prior_std = gaussian.mean(0)[None], gaussian.std(0)[None]
+                prior_mean = np.average(gaussian, axis=0, weights=group_weight)[None]
+                prior_std = np.sqrt(np.average((gaussian - prior_mean) ** 2, axis=0,
+                                               weights=group_weight))[None]  # fmt: skip
             mean = (sums + s * prior_mean) / (n + s)
             second = (squares + s * (prior_std**2 + prior_mean**2)) / (n + s)
-            std = np.sqrt(np.maximum(second - mean**2, 1e-8))
+            std = np.maximum(np.sqrt(np.maximum(second - mean**2, 0.0)), floor)
             tables.append({"codes": unique, "mean": mean, "std": std})
             parent_codes = codes
         heads: dict[str, list[np.ndarray]] = {}
@@ -208,6 +218,22 @@ class EmpiricalModel(HeadModel):
             for k, table in enumerate(tables)
         ]  # fmt: skip
 
+    def _gaussian_targets(self, train: Transitions) -> tuple[np.ndarray, np.ndarray]:
+        """Choose :attr:`_change`; each Gaussian dim's target (N, n) and σ floor (n,).
+
+        The target is s'_j − s_j or s'_j; the floor half the smallest step between distinct
+        training values of s'_j (its schema scale when it has a single value).
+        """
+        gaussian = self._fitted_schema().gaussian
+        after = train.next_obs[:, gaussian.dims].astype(np.float64)
+        before = train.obs[:, gaussian.dims].astype(np.float64)
+        self._change = (np.var(after - before, axis=0) < np.var(after, axis=0)).astype(float)
+        floor = np.array([
+            np.diff(np.unique(train.next_obs[:, j])).min(initial=2 * scale) / 2
+            for j, scale in zip(gaussian.dims, gaussian.scale, strict=True)
+        ])  # fmt: skip
+        return after - self._change * before, floor
+
     # ------------------------------------------------------------------ prediction
 
     @property
@@ -221,9 +247,13 @@ class EmpiricalModel(HeadModel):
         flat, _ = self._lookup
         return HeadOutputs(
             probs={name: flat[name][rows][None] for name in self._fitted_schema().heads},
-            mean=flat["mean"][rows][None],
+            mean=self._mean(obs, flat["mean"][rows])[None],
             std=flat["std"][rows][None],
         )
+
+    def _mean(self, obs: np.ndarray, table_mean: np.ndarray) -> np.ndarray:
+        """Gaussian means (..., n) in raw units: the tables' plus s_j where they hold a change."""
+        return table_mean + self._change * obs[..., self._fitted_schema().gaussian.dims]
 
     def _rows(self, obs: np.ndarray, action: np.ndarray) -> np.ndarray:
         """The stacked tables' row of each (s, a), (N,): its finest context seen in training.
@@ -342,7 +372,8 @@ class EmpiricalModel(HeadModel):
         flat, _ = self._lookup
         rows = self._rows(obs, action)
         cdfs = self._cumulative_tables
-        mean, std = (np.take(flat[key], rows, axis=0) for key in ("mean", "std"))
+        mean = self._mean(obs, np.take(flat["mean"], rows, axis=0))
+        std = np.take(flat["std"], rows, axis=0)
         return {name: np.take(cdfs[name], rows, axis=0) for name in cdfs}, mean, std
 
     def _row_cumulative(
@@ -363,7 +394,7 @@ class EmpiricalModel(HeadModel):
         cdfs = self._cumulative_tables
         return (
             {name: cdfs[name][row].tolist() for name in cdfs},
-            flat["mean"][row].tolist(), flat["std"][row].tolist(),
+            self._mean(obs, flat["mean"][row]).tolist(), flat["std"][row].tolist(),
         )  # fmt: skip
 
     @functools.cached_property
@@ -412,7 +443,8 @@ class EmpiricalModel(HeadModel):
         """The settings and the tables."""
         config = {"smoothing": self.smoothing, "coarse_bins": self.coarse_bins,
                   "n_bins": self.n_bins, "seed": self.seed,
-                  "binary_copied": self._binary_copied.tolist()}  # fmt: skip
+                  "binary_copied": self._binary_copied.tolist(),
+                  "change": self._change.tolist()}  # fmt: skip
         arrays = {f"{k}/{key}": value for k, table in enumerate(self._tables)
                   for key, value in table.items()}  # fmt: skip
         return config, {_TABLES: arrays_to_bytes(arrays)}
@@ -424,6 +456,7 @@ class EmpiricalModel(HeadModel):
         self.smoothing = float(config["smoothing"])
         self.coarse_bins = int(config["coarse_bins"])
         self._binary_copied = np.asarray(config["binary_copied"], dtype=np.int64)
+        self._change = np.asarray(config["change"], dtype=np.float64)
         arrays = arrays_from_bytes(files[_TABLES], source / _TABLES)
         n_levels = len(self._level_ends())
         keys = ("codes", "mean", "std", *self._fitted_schema().heads)
@@ -468,6 +501,14 @@ def _group_steps(transitions: Transitions) -> np.ndarray:
     step = np.arange(len(transitions)) - np.repeat(starts, lengths)
     pairs = np.column_stack([transitions.split_units, step])
     return np.unique(pairs, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _sums(keys: np.ndarray, values: np.ndarray, n_keys: int) -> np.ndarray:
+    """Sum of the rows of ``values`` (N, k) per key (N,) in ``0..n_keys - 1``, (n_keys, k)."""
+    out = np.zeros((n_keys, values.shape[1]))
+    for k, column in enumerate(values.T):
+        out[:, k] = np.bincount(keys, column, minlength=n_keys)
+    return out
 
 
 def _constant_within(values: np.ndarray, cells: np.ndarray) -> bool:

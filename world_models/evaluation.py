@@ -10,6 +10,16 @@ from another country's episode) with the one true outcome of every group, the KS
 :func:`scipy.stats.ks_2samp` and KL(real ‖ simulated) over 20 equal bins (half a
 pseudo-count per bin, at the real sample's size). The metrics of a part that a family does
 not declare, or that its layout lacks, are left out.
+
+Per episode (:attr:`Evaluation.episodes`): the mean NLL of its transitions and the RMSE of
+its rollout over its steps and the changing dims, summarised by their median, 90th
+percentile and worst episode. Diversity: the distance of two trajectories is the RMS
+difference of their states over the steps both run and the changing dims; up to 100 test
+episodes are rolled out 4 times each, and the mean distance between rollouts from the same
+start is put beside their mean distance to the real trajectory (equal for a model whose
+rollouts vary as much as reality does around them; smaller: the model is too sure), and
+the mean distance between the rollouts of different episodes beside that between their
+real trajectories.
 """
 
 from __future__ import annotations
@@ -40,6 +50,16 @@ METRIC_LABELS: dict[str, str] = {
     "count_mae": "vote-count MAE (votes)",
     "count_within_1": "vote count within ±1",
     "count_within_5": "vote count within ±5",
+    "episode_nll_median": "per-episode NLL, median (nats / transition)",
+    "episode_nll_p90": "per-episode NLL, 90th percentile",
+    "episode_nll_worst": "per-episode NLL, worst episode",
+    "episode_rmse_median": "per-episode rollout RMSE, median",
+    "episode_rmse_p90": "per-episode rollout RMSE, 90th percentile",
+    "episode_rmse_worst": "per-episode rollout RMSE, worst episode",
+    "spread_same_start": "distance between rollouts from one start",
+    "spread_to_real": "distance of those rollouts to the real one",
+    "spread_between_sim": "distance between episodes, simulated",
+    "spread_between_real": "distance between episodes, real",
     "adoption_real_pct": "adoption rate, real (%)",
     "adoption_sim_pct": "adoption rate, simulated (%)",
     "adoption_gap_pp": "adoption gap (pp)",
@@ -56,6 +76,9 @@ METRIC_LABELS: dict[str, str] = {
 }
 """Row labels of :func:`evaluation_table` (rollout rows are ``rollout_rmse_h<k>``)."""
 
+_TABLE_HORIZONS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500)
+"""Rollout horizons :func:`evaluation_table` shows, with the longest (the metrics hold all)."""
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -65,11 +88,15 @@ class Evaluation:
         metrics: name → value (see :data:`METRIC_LABELS`; NaN where a metric does not apply).
         per_dim_rmse: one-step RMSE of every dimension that changes in the test data.
         per_head_nll: mean negative log-likelihood of every head's true class (nats).
+        episodes: one row per test episode: ``episode`` (its id), ``group``, ``steps``,
+            ``nll`` (mean over its transitions, nats; NaN without ``log_prob``) and
+            ``rollout_rmse`` (NaN for an episode not rolled out).
     """
 
     metrics: dict[str, float]
     per_dim_rmse: dict[str, float] = field(default_factory=dict)
     per_head_nll: dict[str, float] = field(default_factory=dict)
+    episodes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def evaluate_world_model(
@@ -106,11 +133,11 @@ def evaluate_world_model(
     changing = np.flatnonzero((obs != nxt).any(axis=0))
     error = prediction.mean[:, changing] - nxt[:, changing]
     metrics: dict[str, float] = {"transitions": float(len(test))}
-    metrics["nll"] = (
-        float(-np.mean(model.log_prob(obs, test.acts, nxt)))
-        if hasattr(model, "log_prob")
-        else np.nan
-    )
+    nll = (
+        -model.log_prob(obs, test.acts, nxt) if hasattr(model, "log_prob")
+        else np.full(len(test), np.nan)
+    )  # fmt: skip
+    metrics["nll"] = float(np.mean(nll))
     metrics["rmse"] = float(np.sqrt(np.mean(error**2))) if len(changing) else 0.0
     per_dim = dict(
         zip([names[j] for j in changing], np.sqrt(np.mean(error**2, axis=0)).tolist(), strict=True)
@@ -136,9 +163,12 @@ def evaluate_world_model(
     if calibration is not None:
         metrics["ece"] = expected_calibration_error(*calibration)
     rng = np.random.default_rng(seed)
-    metrics |= _rollout_errors(model, test, changing, max_rollouts, rng)
+    horizons, rollout_rmse = _rollout_errors(model, test, changing, max_rollouts, rng)
+    episodes = _episodes(test, nll, rollout_rmse)
+    metrics |= horizons | _summary(episodes, "nll") | _summary(episodes, "rollout_rmse")
     metrics |= _distribution_match(model, test, index, declaration, rollouts_per_group, rng)
-    return Evaluation(metrics, per_dim, per_head)
+    metrics |= _diversity(model, test, changing, rng)
+    return Evaluation(metrics, per_dim, per_head, episodes)
 
 
 def evaluation_table(
@@ -151,15 +181,16 @@ def evaluation_table(
         extra: more rows, label → {model name → value} (e.g. fit seconds).
     """
     keys = list(METRIC_LABELS)
-    rollout = sorted({k for r in results.values() for k in r.metrics if k.startswith("rollout_")},
-                     key=lambda k: int(k.rsplit("h", 1)[1]))  # fmt: skip
-    keys[keys.index("adoption_real_pct") : keys.index("adoption_real_pct")] = rollout
+    horizons = sorted({int(k.removeprefix("rollout_rmse_h")) for r in results.values()
+                       for k in r.metrics if k.startswith("rollout_rmse_h")})  # fmt: skip
+    rollout = [f"rollout_rmse_h{h}" for h in horizons if h in _TABLE_HORIZONS or h == horizons[-1]]
+    keys[keys.index("episode_nll_median") : keys.index("episode_nll_median")] = rollout
     rows = {}
     for key in keys:
         values = {name: r.metrics.get(key, np.nan) for name, r in results.items()}
         if all(np.isnan(v) for v in values.values()):
             continue
-        label = METRIC_LABELS.get(key) or f"rollout RMSE, step {key.rsplit('h', 1)[1]}"
+        label = METRIC_LABELS.get(key) or f"rollout RMSE, step {key.removeprefix('rollout_rmse_h')}"
         rows[label] = values
     for label, row in (extra or {}).items():
         rows[label] = dict(row)
@@ -243,15 +274,84 @@ def _simulate(
 def _rollout_errors(
     model: WorldModel, test: Transitions, changing: np.ndarray, max_rollouts: int,
     rng: np.random.Generator,
-) -> dict[str, float]:  # fmt: skip
-    """RMSE of sampled rollouts to the true states over the changing dims, per horizon."""
+) -> tuple[dict[str, float], np.ndarray]:  # fmt: skip
+    """RMSE of sampled rollouts to the true states over the changing dims.
+
+    Returns:
+        The RMSE per horizon, and per episode over its steps, (n_episodes,): NaN for the
+        episodes not rolled out.
+    """
     n_episodes = len(test.episode_starts())
     chosen = np.sort(rng.choice(n_episodes, min(max_rollouts, n_episodes), replace=False))
-    simulated, truth, _ = _simulate(model, test, chosen, rng)
+    simulated, truth, length = _simulate(model, test, chosen, rng)
+    per_episode = np.full(n_episodes, np.nan)
+    if not len(changing):
+        return {}, per_episode
+    squares = [
+        ((s[:, changing] - t[:, changing]) ** 2).sum(1)
+        for s, t in zip(simulated, truth, strict=True)
+    ]
+    total = np.zeros(len(chosen))
+    for h, square in enumerate(squares):
+        total[length > h] += square
+    per_episode[chosen] = np.sqrt(total / (length * len(changing)))
+    horizons = {
+        f"rollout_rmse_h{h + 1}": float(np.sqrt(square.mean() / len(changing)))
+        for h, square in enumerate(squares)
+    }
+    return horizons, per_episode
+
+
+def _episodes(test: Transitions, nll: np.ndarray, rollout_rmse: np.ndarray) -> pd.DataFrame:
+    """:attr:`Evaluation.episodes` from per-transition NLL (N,) and per-episode RMSE."""
+    starts = test.episode_starts()
+    steps = np.diff(np.r_[starts, len(test)])
+    return pd.DataFrame({
+        "episode": test.episodes[starts], "group": test.split_units[starts], "steps": steps,
+        "nll": np.add.reduceat(nll, starts) / steps, "rollout_rmse": rollout_rmse,
+    })  # fmt: skip
+
+
+def _summary(episodes: pd.DataFrame, column: str) -> dict[str, float]:
+    """Median, 90th percentile and worst of a per-episode score (none where all are NaN)."""
+    values = episodes[column].dropna().to_numpy()
+    if not len(values):
+        return {}
+    name = "episode_" + column.removeprefix("rollout_")
+    median, p90 = np.percentile(values, [50, 90])
+    return {f"{name}_median": median, f"{name}_p90": p90, f"{name}_worst": values.max()}
+
+
+def _diversity(
+    model: WorldModel, test: Transitions, changing: np.ndarray, rng: np.random.Generator,
+    n_episodes: int = 100, per_start: int = 4,
+) -> dict[str, float]:  # fmt: skip
+    """Mean trajectory distances: same start, to the real one, between episodes (both)."""
+    n = len(test.episode_starts())
+    if not len(changing) or n < 2:
+        return {}
+    chosen = np.sort(rng.choice(n, min(n_episodes, n), replace=False))
+    simulated, truth, length = _simulate(model, test, np.repeat(chosen, per_start), rng)
+    owner = np.r_[np.repeat(np.arange(len(chosen)), per_start), np.arange(len(chosen))]
+    real = np.r_[np.zeros(len(chosen) * per_start, bool), np.ones(len(chosen), bool)]
+    length = np.r_[length, length[::per_start]]
+    squares, counts = np.zeros((len(owner), len(owner))), np.zeros((len(owner), len(owner)))
+    for h, (s, t) in enumerate(zip(simulated, truth, strict=True)):
+        running = np.flatnonzero(length > h)
+        states = np.concatenate([s, t[::per_start]])[:, changing].astype(np.float64)
+        norms = (states**2).sum(1)
+        gram = norms[:, None] + norms[None] - 2 * states @ states.T
+        squares[np.ix_(running, running)] += np.maximum(gram, 0)
+        counts[np.ix_(running, running)] += 1
+    distance = np.sqrt(squares / (counts * len(changing)))
+    same = owner[:, None] == owner[None]
+    pair = np.triu(np.ones_like(same), 1)
+    sims = ~real[:, None] & ~real[None]
     return {
-        f"rollout_rmse_h{h + 1}": float(np.sqrt(np.mean((s[:, changing] - t[:, changing]) ** 2)))
-        for h, (s, t) in enumerate(zip(simulated, truth, strict=True))
-        if len(changing)
+        "spread_same_start": float(distance[pair & same & sims].mean()),
+        "spread_to_real": float(distance[same & ~real[:, None] & real[None]].mean()),
+        "spread_between_sim": float(distance[pair & ~same & sims].mean()),
+        "spread_between_real": float(distance[pair & real[:, None] & real[None]].mean()),
     }
 
 

@@ -195,4 +195,10 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     extra = {"fit seconds": {type(model).__name__: metadata.get("fit_seconds", float("nan"))}}
     print(evaluation_table({type(model).__name__: result}, extra))
+    worst = result.episodes.dropna(subset="nll").nlargest(3, "nll")
+    if len(worst):
+        print("worst episodes by NLL (nats / transition): " + "; ".join(
+            f"episode {row.episode} (group {row.group}, {row.steps} steps) {row.nll:.2f}"
+            for row in worst.itertuples()
+        ))  # fmt: skip
     return 0

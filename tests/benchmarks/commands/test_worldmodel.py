@@ -44,6 +44,8 @@ def test_eval_prints_the_table(trained, capsys):
     out = capsys.readouterr().out
     assert "EmpiricalModel from" in out and "| NLL (nats / transition)" in out
     assert "yes-share KS p-value" in out and "fit seconds" in out
+    assert "per-episode NLL, worst episode" in out and "distance between episodes, real" in out
+    assert out.count("steps) ") == 3  # the three worst episodes
 
 
 def test_mlp_on_rollcall_trains_and_evaluates(tmp_path, capsys):
