@@ -38,8 +38,7 @@ from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.phi import DeliberationFeatureMap
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.irl.base import RewardModel, reward_kind
-from assembly_gym.irl.deliberation import DeliberationProblem
-from assembly_gym.irl.maxent import Shrinkage
+from assembly_gym.irl.deliberation import DEFAULT_PRIOR, DeliberationProblem, Prior
 from assembly_gym.irl.mdp import soft_value_iteration
 from assembly_gym.irl.rollcall import DEFAULT_KIND, demonstration_decisions
 
@@ -203,8 +202,7 @@ class MaxEntDeliberationAgent(BaseAgent):
         layout: ObservationLayout,
         dynamics: EmpiricalDynamics,
         patterns: np.ndarray,
-        l2: float = 10.0,
-        shrinkage: Shrinkage = "global",
+        prior: Prior = DEFAULT_PRIOR,
     ) -> dict[str, MaxEntDeliberationAgent]:
         """Fit every country in one stacked MaxEnt fit.
 
@@ -214,14 +212,13 @@ class MaxEntDeliberationAgent(BaseAgent):
             layout: the env's observation names.
             dynamics: the other countries' behaviour the MDPs are built from.
             patterns: every issue pattern the agents will see, (P, 6) bool.
-            l2: prior precision on standardised weights.
-            shrinkage: prior mean of each country's weights ("global", "none").
+            prior: precisions of the shared term and of each country's deviation.
         """
         countries = list(demos_by_country)
         problem = DeliberationProblem.build(dynamics, patterns, countries)
         demos = [demo for country in countries for demo in demos_by_country[country]]
         states, actions = problem.trajectories(demos, layout.names)
-        fit = problem.fit(states, actions, l2=l2, shrinkage=shrinkage, standard_errors=False)
+        fit = problem.fit(states, actions, prior=prior)
         policy = soft_value_iteration(problem.mdp, problem.features.rewards(fit.theta)).policy
         feature_map = DeliberationFeatureMap(layout.names)
         agents = {}

@@ -8,8 +8,10 @@ P(yes), P(no) and P(abstain) when x_j moves from low (10th percentile) to high (
 
 with a 95% interval where the reward's kind gives one (the linear kind: by the delta
 method). :func:`compare_effects` sets two countries' effects side by side (any kind),
-:func:`compare_weights` their linear weights. :func:`feature_kind` groups features into
-preferences, alignment and habit; :func:`describe_feature` says each name in words.
+:func:`compare_weights` their linear weights. :func:`deliberation_effects` reads a multi-step
+``Deliberation-v0`` model's effects on the probability of each action at each stage.
+:func:`feature_kind` groups features into preferences, alignment and habit;
+:func:`describe_feature` says each name in words.
 
 Example:
     >>> describe_feature("issue_nu")
@@ -41,6 +43,7 @@ __all__ = [
     "compare_effects",
     "compare_weights",
     "country_decisions",
+    "deliberation_effects",
     "describe_feature",
     "feature_kind",
     "vote_effects",
@@ -57,6 +60,8 @@ _PHRASES = {
     "progress": "how late in its session the roll call comes",
     "similar_coverage": "how many of the similar earlier roll calls it voted on",
     "similar_top": "how closely the roll call resembles an earlier one",
+    "own_cosponsor": "it cosponsored the draft",
+    "support": "support so far (sponsor share; at the plenary, committee yes share)",
 }
 _HABIT_SHARES = ("similar_", "past_", "issue_")  # + yes | no | abstain
 _LINEAGE = {
@@ -293,3 +298,68 @@ def _comparison(
     table["largest"] = np.abs(difference).max(axis=0)
     table["shared"] = np.abs(values).max(axis=1).min(axis=0)
     return table.sort_values(["z", "largest"], ascending=False, kind="stable")
+
+
+def deliberation_effects(
+    model: LinearRewardModel, country: str | None = None
+) -> tuple[str, pd.DataFrame]:
+    """What moves a multi-step ``Deliberation-v0`` model's choices, in points of probability.
+
+    Reads ``info["effects"]`` (:func:`~assembly_gym.irl.deliberation.fit_deliberation_rewards`
+    computes it under the training dynamics): each stage's probability of each action, then
+    the change in them when an input moves from low to high.
+
+    Args:
+        model: a model of ``fit_deliberation_rewards``.
+        country: one country it knows (None: the mean and spread across countries).
+
+    Returns:
+        The text, and the changes: one row per (stage, input), one column per action (a
+        country's), or ``<action>_mean`` and ``<action>_sd`` across countries.
+
+    Raises:
+        DataError: a model without effects, or an unknown country.
+    """
+    if "effects" not in model.info:
+        raise DataError("reward model", "holds no multi-step effects (a Deliberation-v0 model "
+                        "of `irl fit` on a trajectory folder has them)")  # fmt: skip
+    saved = model.info["effects"]
+    actions, stages = list(saved["actions"]), list(saved["stages"])
+    changes = pd.DataFrame(**saved["changes"])
+    keys = ["stage", "feature", "low", "high"]
+    if country is None:
+        probabilities = np.array(list(saved["probabilities"].values()))  # (C, 3, A)
+        grouped = changes.groupby(keys, sort=False)[actions]
+        parts = [grouped.mean().add_suffix("_mean"), grouped.std(ddof=0).add_suffix("_sd")]
+        table = pd.concat(parts, axis=1)
+        table = table[[f"{a}_{s}" for a in actions for s in ("mean", "sd")]].reset_index()
+        who = f"the {len(model.countries)} countries (mean ± sd across them)"
+        cell = "{:+.1f} ± {:.1f}"
+    else:
+        name = model.countries[model.country_index(country)]
+        probabilities = np.array([saved["probabilities"][name]])
+        table = changes[changes["country"] == name][keys + actions].reset_index(drop=True)
+        who, cell = name, "{:+.1f}"
+    lines = [f"What moves the decisions of {who}: the soft-optimal policy of the fitted reward "
+             "under the training dynamics, one resolution per issue pattern. At each stage, the "
+             "probability of each action, then its change in points when an input moves from "
+             "low to high (the rest of the state as those resolutions reach it):"]  # fmt: skip
+    for s, stage in enumerate(stages):
+        valid = [a for i, a in enumerate(actions) if probabilities[:, s, i].max() > 0]
+        mean, sd = probabilities[:, s].mean(axis=0), probabilities[:, s].std(axis=0)
+        spread = {a: f" ± {sd[actions.index(a)]:.2f}" if country is None else "" for a in valid}
+        shown = [f"{a} {mean[actions.index(a)]:.2f}{spread[a]}" for a in valid]
+        lines.append(f"\n{stage}: {', '.join(shown)}")
+        if len(valid) == 2:  # the draft: cosponsoring or not, one column says it
+            valid = valid[:1]
+        rows = table[table["stage"] == stage]
+        spans = zip(rows["low"], rows["high"], strict=True)
+        block = pd.DataFrame({
+            "input": [describe_feature(f) for f in rows["feature"]],
+            "from → to": [f"{low:.2f} → {high:.2f}" for low, high in spans],
+        })  # fmt: skip
+        for a in valid:
+            columns = [f"{a}_mean", f"{a}_sd"] if country is None else [a]
+            block[f"Δ P({a})"] = [cell.format(*row) for row in rows[columns].to_numpy(float) * 100]
+        lines.append(block.to_string(index=False))
+    return "\n".join(lines), table

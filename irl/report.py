@@ -72,7 +72,9 @@ def fit_summary(model: RewardModel, source: object = None) -> str:
     """
     info = model.info
     source = info["source"] if source is None else source
-    if isinstance(model, LinearRewardModel):
+    if "prior" in info:  # a multi-step Deliberation-v0 model
+        settings = {f"prior ({part})": precision for part, precision in info["prior"].items()}
+    elif isinstance(model, LinearRewardModel):
         settings = {"l2": info["l2"], "shrinkage": info["shrinkage"]}
     elif "members" in info:  # a mixture
         settings = {"members": " + ".join(f"{m['kind']} {m['weight']:g}" for m in info["members"])}

@@ -7,7 +7,7 @@ Examples:
     $ assembly-gym irl fit --synthetic --kind linear --out models/linear
     $ assembly-gym irl explain models/linear --country "Country 001" --weights
     $ assembly-gym irl fit --data ../shared/data/un_documents --folds 5 --out models/docs
-    $ assembly-gym irl explain models/docs --country France   # relative to no_action
+    $ assembly-gym irl explain models/docs --country France   # effects at each stage
     $ assembly-gym irl predict models/un --data ../shared/data/unvotes --sessions 61-69 --out v.csv
     $ assembly-gym irl fit --data ../shared/data/unvotes --kind ideal --out models/ideal
     $ assembly-gym irl ideal models/ideal --plots figures --separate France "United States"
@@ -39,9 +39,9 @@ from assembly_gym.envs.legislative.resolutions import ResolutionRecords, records
 from assembly_gym.envs.legislative.sources import roll_call_attributes, roll_call_data
 from assembly_gym.irl import report
 from assembly_gym.irl.base import MODEL_FILE, MODEL_KIND, RewardModel, reward_kinds
+from assembly_gym.irl.deliberation import DEFAULT_PRIOR, Prior
 from assembly_gym.irl.ideal import DEFAULT_DIMS, DEFAULT_WALK, IdealPointModel
 from assembly_gym.irl.linear import DEFAULT_L2, LinearRewardModel
-from assembly_gym.irl.maxent import Shrinkage
 from assembly_gym.irl.rollcall import DEFAULT_FEATURES, DEFAULT_KIND
 
 __all__ = ["register", "run_compare", "run_explain", "run_fit", "run_ideal", "run_predict"]
@@ -114,12 +114,13 @@ class Fit:
     )  # fmt: skip
     l2: float | None = flags.option(
         f"--kind linear: prior precision on standardised weights (default {DEFAULT_L2:g}, "
-        "chosen on validation sessions of the real votes; 10 for a trajectory folder)",
+        "chosen on validation sessions of the real votes); a trajectory folder: of every "
+        "weight (default: 3 on the draft's, 100 on the votes', chosen on validation folds)",
         minimum=0,
     )  # fmt: skip
     shrinkage: Literal["none", "global"] | None = flags.option(
         "--kind linear: shrink each country toward the pooled fit of all countries (global, "
-        "the default) or not (none)"
+        "the default) or not (none); a trajectory folder's fit has a shared term always"
     )
     no_standard_errors: bool = flags.switch(
         "--kind linear: skip the Laplace standard errors (faster; no CIs)"
@@ -134,7 +135,8 @@ class Fit:
     )  # fmt: skip
     folds: int | None = flags.option(
         "trajectory folders: also K-fold cross-validation by resolution (seeded by --seed): "
-        "held-out log-likelihood per recorded decision, per fold, mean and spread",
+        "held-out log-likelihood per recorded decision (all, and votes alone), per fold, mean "
+        "and spread",
         metavar="K", minimum=2,
     )  # fmt: skip
     seed: int = flags.seed("the folds")
@@ -170,9 +172,8 @@ class Explain:
         type=arguments.output_file, metavar="FILE.png",
     )  # fmt: skip
     relative_to: str | None = flags.option(
-        "a linear model: each action's weights minus this action's (default: no_action for "
-        "Deliberation-v0 models, whose weights are identified only relative to an action; "
-        "'none': the raw weights)", metavar="ACTION",
+        "a linear model's weights: each action's minus this action's (default: no_action for "
+        "Deliberation-v0 models, whose reward is 0; 'none': the raw weights)", metavar="ACTION",
     )  # fmt: skip
     plots: Path | None = flags.option(
         "also write reward_heatmap.png of what describes each reward (the weights of a linear "
@@ -370,20 +371,21 @@ def _fit_trajectories(args: argparse.Namespace) -> int:
     """Multi-step Deliberation IRL on a trajectory folder; optional K-fold validation."""
     from assembly_gym.irl.deliberation import fit_deliberation_rewards
 
+    if args.shrinkage is not None:
+        raise DataError("--shrinkage", "a trajectory folder's fit always shrinks each country "
+                        "toward a shared term")  # fmt: skip
     records = records_from_trajectories(load_trajectories(args.data))
-    l2 = args.l2 if args.l2 is not None else 10.0
-    shrinkage: Shrinkage = args.shrinkage or "global"
+    prior = DEFAULT_PRIOR if args.l2 is None else Prior(args.l2, args.l2)
     if args.folds is not None:
-        _print_folds(records, args.folds, args.seed, l2, shrinkage, args.country)
-    model = fit_deliberation_rewards(records, args.country, l2=l2, shrinkage=shrinkage,
-                                     progress=not args.quiet)  # fmt: skip
+        _print_folds(records, args.folds, args.seed, prior, args.country)
+    model = fit_deliberation_rewards(records, args.country, prior=prior)
     model.save(args.out)
     print(f"{report.fit_summary(model, args.data)}\nSaved to {args.out}")
     return 0
 
 
 def _print_folds(
-    records: ResolutionRecords, folds: int, seed: int, l2: float, shrinkage: Shrinkage,
+    records: ResolutionRecords, folds: int, seed: int, prior: Prior,
     countries: list[str] | None,
 ) -> None:  # fmt: skip
     """Held-out log-likelihood per recorded decision on K folds of the resolutions."""
@@ -391,14 +393,15 @@ def _print_folds(
     from assembly_gym.irl.deliberation import cross_validate
 
     tests = record_folds(records, folds, seed)
-    rows = cross_validate(records, tests, countries, l2=l2, shrinkage=shrinkage)
+    rows = cross_validate(records, tests, countries, prior=prior)
     table = pd.DataFrame(rows).set_index("fold")
     print(
         f"{folds}-fold cross-validation by resolution (seed {seed}): held-out recorded "
-        "decisions, log-likelihood per decision (nats; uniform: over the valid actions)"
+        "decisions, mean log-likelihood per decision (nats) under the fit, uniform choice among "
+        "the valid actions and the training decisions' frequencies; then the votes alone"
     )
     print(table.to_string(float_format=lambda v: f"{v:.3f}"))
-    scored, uniform = table["log-lik (IRL)"], table["log-lik (uniform)"]
+    scored, uniform = table["IRL"], table["uniform"]
     print(f"mean ± sd across folds: IRL {scored.mean():.3f} ± {scored.std(ddof=1):.3f}, "
           f"uniform {uniform.mean():.3f} ± {uniform.std(ddof=1):.3f}\n")  # fmt: skip
 
@@ -427,7 +430,11 @@ def run_explain(args: argparse.Namespace) -> int:
             raise DataError(flag, f"reads a linear model's weights; a {model.kind} model has "
                             "none (its effects: --country NAME)")  # fmt: skip
     effects = args.country is not None and not args.weights
-    if effects and (report.has_decisions(model) or not linear):
+    if "effects" in model.info and not args.weights:  # a multi-step Deliberation-v0 model
+        from assembly_gym.irl.explanation import deliberation_effects
+
+        text, table = deliberation_effects(model, args.country)
+    elif effects and (report.has_decisions(model) or not linear):
         text, table = report.effects_text(model, args.country, args.top)
     elif isinstance(model, LinearRewardModel):
         text, table = report.weights_text(model, args.country, args.relative_to)

@@ -1,4 +1,4 @@
-"""Partially recorded Deliberation episodes: marginal likelihood, EM fit, identified weights."""
+"""Partially recorded Deliberation episodes: marginal likelihood, its gradient, identification."""
 
 from __future__ import annotations
 
@@ -12,13 +12,12 @@ from assembly_gym.envs.legislative.dynamics import EmpiricalDynamics
 from assembly_gym.envs.legislative.spaces import Action
 from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
 from assembly_gym.irl.deliberation import (
+    ACTING,
     DELIBERATION_LAYOUT,
     N_STATES,
-    REFERENCE_ACTION,
     UNRECORDED,
     DeliberationProblem,
     fit_deliberation_rewards,
-    identified_weights,
     recorded_demonstrations,
 )
 
@@ -100,7 +99,7 @@ def test_plenary_only_records_are_fitted(records) -> None:
     hidden = np.full_like(records.sponsors, -2)
     plenary_only = replace(records, sponsors=hidden, committee=hidden.copy())
     assert len(recorded_demonstrations(plenary_only, COUNTRIES)) > 0
-    model = fit_deliberation_rewards(plenary_only, COUNTRIES, l2=10.0)
+    model = fit_deliberation_rewards(plenary_only, COUNTRIES)
     assert model.info["n_partial"] == sum(model.info["n_decisions"].values())
     assert np.isfinite(model.theta).all() and model.env_id == "assembly/Deliberation-v0"
 
@@ -113,27 +112,42 @@ def test_zero_demonstrations_is_a_clear_error(problem) -> None:
         problem.fit(np.array([[start, -1, -1, -1]]), np.full((1, 3), UNRECORDED))
 
 
-def test_identified_weights_leave_every_decision_probability_unchanged(problem, records) -> None:
-    demos = recorded_demonstrations(records, COUNTRIES)
+def test_the_gradient_is_exact_with_partial_records_and_unpredicted_states(problem, records):
+    demos = deliberation_demonstrations(records, COUNTRIES)[:40]
     states, actions = problem.trajectories(demos, DELIBERATION_LAYOUT)
-    fitted = problem.fit(states, actions, l2=10.0, standard_errors=False).theta
-    raw = (
-        fitted
-        + np.random.default_rng(0).normal(size=fitted.shape[:1] + (1, 9)) * np.r_[np.ones(7), 0, 0]
-    )  # the same shift of every action's bias and issue weights
-    raw[:, Action.COSPONSOR, 7:] = 3.0  # weights that never act
-    before, after = problem.policy(raw).policy, problem.policy(identified_weights(raw)).policy
-    np.testing.assert_allclose(after, before, atol=1e-12)
-    identified = identified_weights(raw)
-    np.testing.assert_allclose(identified, fitted, atol=1e-9)
-    assert (identified[:, REFERENCE_ACTION, :7] == 0).all()
-    assert (identified[:, Action.COSPONSOR, 7:] == 0).all()
+    actions[::3, 0], states[::3, 1:] = UNRECORDED, UNRECORDED  # the draft unrecorded
+    actions[1::4, 2] = UNRECORDED  # the plenary unrecorded
+    theta = _theta(problem, 2)
+    _, gradient = problem._log_likelihood_gradient(theta, problem._recorded(states, actions))
+    numeric, step = np.zeros_like(theta), 1e-6
+    for index in np.ndindex(theta.shape):
+        moved = [theta.copy(), theta.copy()]
+        moved[0][index] += step
+        moved[1][index] -= step
+        up, down = (problem.log_likelihood(m, states, actions).sum() for m in moved)
+        numeric[index] = (up - down) / (2 * step)
+    np.testing.assert_allclose(gradient, numeric, atol=1e-5)
+
+
+def test_the_directions_left_out_of_the_fit_change_no_choice(problem, records) -> None:
+    theta = _theta(problem, 3)
+    theta[:, ~ACTING] = 0.0
+    moved = theta.copy()
+    moved[:, :, :7] += np.random.default_rng(0).normal(size=(len(COUNTRIES), 1, 7))  # bias, issues
+    moved[:, 1:, 7] += 2.0  # every vote action's own_cosponsor weight (and NO_ACTION's) …
+    moved[:, Action.COSPONSOR, 0] -= 4.0  # … twice it off COSPONSOR's bias
+    state = np.arange(problem.mdp.n_states)
+    stage = np.select([state % N_STATES == 0, state % N_STATES <= 10], [0, 1], 2)
+    before, after = (problem.policy(t).policy[stage, state] for t in (theta, moved))
+    np.testing.assert_allclose(after, before, atol=1e-12)  # at every state, at its stage
+    demos = recorded_demonstrations(records, COUNTRIES)
+    fit = problem.fit(*problem.trajectories(demos, DELIBERATION_LAYOUT))
+    assert (fit.theta[:, ~ACTING] == 0).all() and np.abs(fit.theta).max() < 10
 
 
 def test_explain_reports_weights_relative_to_the_reference(records) -> None:
-    model = fit_deliberation_rewards(records, COUNTRIES, l2=10.0)
+    model = fit_deliberation_rewards(records, COUNTRIES)
     table = model.explain(COUNTRIES[0], relative_to="no_action")
     assert (table["no_action"] == 0).all()
     assert (table.loc[["own_cosponsor", "support"], "cosponsor"] == 0).all()
-    yes = model.weights(COUNTRIES[0])[Action.YES] - model.weights(COUNTRIES[0])[Action.NO_ACTION]
-    np.testing.assert_allclose(table["yes"].to_numpy(), yes)
+    np.testing.assert_array_equal(table.to_numpy().T, model.weights(COUNTRIES[0]))

@@ -81,7 +81,10 @@ def test_irl_fit_folds_and_explain(folder: Path, tmp_path: Path, capsys) -> None
     assert model.env_id == "assembly/Deliberation-v0"
     assert main(["irl", "explain", str(out), "--country", model.countries[0]]) == 0
     printed = capsys.readouterr().out
-    assert "relative to no_action" in printed and "no_action's own weights" in printed
+    assert "draft: cosponsor" in printed and "Δ P(cosponsor)" in printed
+    assert "it cosponsored the draft" in printed and "Δ P(abstain)" in printed
+    assert main(["irl", "explain", str(out), "--country", model.countries[0], "--weights"]) == 0
+    assert "relative to no_action" in capsys.readouterr().out
 
 
 def test_irl_folds_on_roll_calls_is_one_error(small_unvotes_folder: Path, tmp_path, capsys):
@@ -147,7 +150,7 @@ def test_a_plenary_only_real_trajectory_is_fitted(capsys, tmp_path: Path) -> Non
     single.mkdir()
     (single / "A_RES_78_196.trajectory.json").symlink_to(documents / "A_RES_78_196.trajectory.json")
     out = tmp_path / "model"
-    countries = ["France", "Germany", "India", "Brazil", "Japan", "Kenya"]  # all: 15 s of EM
+    countries = ["France", "Germany", "India", "Brazil", "Japan", "Kenya"]
     assert main(["irl", "fit", "--data", str(single), "--out", str(out), "--quiet",
                  "--country", *countries]) == 0  # fmt: skip
     model = RewardModel.load(out)
@@ -162,3 +165,14 @@ def test_bench_deliberation_splits_sessions_as_the_envs_do(tmp_path: Path, capsy
     flags = ["--bootstrap", "10", "--agents", "majority"]
     code = main(["bench", "--quiet", "--suite", "deliberation", "--data", str(tmp_path), *flags])
     assert code == 0 and "train sessions ≤ 60, test sessions > 60" in capsys.readouterr().out
+
+
+def test_irl_fit_on_trajectories_has_a_shared_term_always(folder: Path, tmp_path, capsys) -> None:
+    code = main(["irl", "fit", "--data", str(folder), "--shrinkage", "none",
+                 "--out", str(tmp_path / "m")])  # fmt: skip
+    assert code == 2 and "always shrinks each country toward a shared term" in (
+        capsys.readouterr().err
+    )
+    assert main(["irl", "fit", "--data", str(folder), "--l2", "5", "--out", str(tmp_path / "m"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert RewardModel.load(tmp_path / "m").info["prior"] == {"draft": 5.0, "votes": 5.0}

@@ -61,6 +61,7 @@ TINY: dict[str, tuple[list[str], str]] = {
         ["--seconds", "0.02", "--num-envs", "4"],
         "assembly/Deliberation-v0 ×4 (vector)",
     ),
+    "trajectory_irl": (["--synthetic", "--folds", "2"], "all decisions: IRL beats uniform"),
     "worldmodel_eval": (
         ["--sessions", "2", "--max-epochs", "1", "--spread-seeds", "--no-real"],
         "goals:",
