@@ -430,7 +430,8 @@ def run_explain(args: argparse.Namespace) -> int:
             raise DataError(flag, f"reads a linear model's weights; a {model.kind} model has "
                             "none (its effects: --country NAME)")  # fmt: skip
     effects = args.country is not None and not args.weights
-    if "effects" in model.info and not args.weights:  # a multi-step Deliberation-v0 model
+    if isinstance(model, LinearRewardModel) and "effects" in model.info and not args.weights:
+        # a multi-step Deliberation-v0 model
         from assembly_gym.irl.explanation import deliberation_effects
 
         text, table = deliberation_effects(model, args.country)
