@@ -2,7 +2,7 @@
 
 Example:
     $ assembly-gym leworld train --difficulty medium --out runs/leworld
-    $ assembly-gym leworld train --phases 1,2,3 --quick --out runs/leworld-quick
+    $ assembly-gym leworld train --phases 1,2 --quick --out runs/leworld-quick
     $ assembly-gym leworld train --quick --pointer-chasing --threads 2 --out runs/lw-pointer
     $ assembly-gym leworld eval runs/leworld
     $ assembly-gym leworld train --device cuda --out runs/leworld-gpu
@@ -61,9 +61,8 @@ class Train:
     """
 
     phases: tuple[int, ...] = flags.option(
-        "phases to run: 1,2 (default), 1,2,3 (with the info request, which the ablation of "
-        "`leworld eval` shows does not help) or e.g. 2", training.DEFAULT_PHASES, type=_phases,
-        nargs=None,
+        "phases to run: 1,2,3 (default), or a part of them, e.g. 1,2", training.PHASES,
+        type=_phases, nargs=None,
     )  # fmt: skip
     difficulty: str = flags.option("1, 2 or 3 relevant regions (default medium)", "medium",
                                    choices=list(DIFFICULTIES))  # fmt: skip
@@ -73,9 +72,9 @@ class Train:
         "checkpoint's)",
     )  # fmt: skip
     quick: bool = flags.switch(
-        "a tenth of the epochs of phases 2 and 3 (phase 1 whole): phases 1 and 2 take about 2.5 "
-        "min on 2 cores; with --pointer-chasing also half of phase 1 and a 16,384-word memory "
-        "(unless --num-words): about 6 min"
+        "a tenth of the epochs of phases 2 and 3 (phase 1 whole): about 7 min on one thread of "
+        "the loaded 2-core machine; with --pointer-chasing also half of phase 1 and a 16,384-word "
+        "memory (unless --num-words): about 12 min"
     )
     seed: int = flags.seed("the weights, data and shuffling")
     population: str = flags.option("how the memory is filled (default random)", "random",
@@ -290,6 +289,7 @@ def run_eval(args: argparse.Namespace) -> int:
         f"saved ({name})": evaluation.LeWorldMetrics.from_dict(values)
         for name, values in saved.items()
     }
+    rows["always-open router"] = evaluation.evaluate_system(evaluation.always_open(system), test)
     for reads in ("oracle", "random"):
         rows[f"{reads} reads"] = evaluation.evaluate_system(system, test, read_mode=reads)
     print(f"LeWorld from {args.folder}: {_world(model.world_config)} memory, {len(test)} "

@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> None:
             f"[{info.low:+.6f}, {info.high:+.6f}] (n = {info.n}; positive: the request helps)"
         )
     else:
-        print("Info request: not trained (the checkpoint ran no phase 3)")
+        print("Info request: not passed (no phase 3 ran, or it kept phase 2's model without it)")
     ratio = system_mse.mean() / floor.mean()
     a = paired_difference(system_mse, rows["(a) memory-less MLP, equal size"])
     c = paired_difference(system_mse, rows["(c) trained system, random reads"])

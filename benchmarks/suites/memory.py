@@ -85,13 +85,13 @@ def memory_task(options: Options) -> MemoryTask:
             base, num_slms=2, slm_hidden=32, blm_hidden=64, read_dim=8, query_dim=4,
             straight_through_top_k=8, num_train_sequences=200, num_val_sequences=20,
             num_test_sequences=20, phase1_epochs=6, phase2_epochs=3, phase2_warmup_steps=10,
-            phase2_restart_epochs=3,
+            phase2_restart_epochs=3, phase3_epochs=1,
         )  # fmt: skip
         episodes, ppo_steps, ppo_batch, memoryless_epochs = 20, 1024, 256, 20
     else:
         config = replace(
             base, num_val_sequences=100, num_test_sequences=100, phase2_epochs=4,
-            phase2_warmup_steps=100, phase2_restart_epochs=4,
+            phase2_warmup_steps=100, phase2_restart_epochs=4, phase3_epochs=1,
         )  # fmt: skip
         episodes, ppo_steps, ppo_batch, memoryless_epochs = 200, 50_000, 2048, 50
     seeds = tuple(range(EVAL_SEED, EVAL_SEED + episodes))

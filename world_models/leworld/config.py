@@ -33,13 +33,12 @@ class LeWorldConfig:
         phase1_batch_size: sequences per batch in phase 1.
         phase1_request: phase 1 runs whole sequences step by step with the info request
             passed between steps (reads teacher-forced to the oracle's windows), so that the
-            request learns to tell the SLMs where to read next; the system then uses the
-            request in phase 2 and after (:attr:`LeWorldSystem.use_query
-            <assembly_gym.world_models.leworld.system.LeWorldSystem.use_query>`). Needed
-            where the next read depends on what was read (``pointer_chasing`` worlds, see
-            :meth:`for_pointer_chasing`); slower per epoch (the steps of a sequence run one
-            after another).
-        phase2_lr: peak learning rate of phase 2 (end to end).
+            request learns to tell the SLMs where to read next from phase 1 on. Needed where
+            the next read depends on what was read (``pointer_chasing`` worlds, see
+            :meth:`for_pointer_chasing`): there phase 1 can teach the addresses after the
+            first step only through the request; slower per epoch (the steps of a sequence
+            run one after another).
+        phase2_lr: peak learning rate of phase 2.
         phase2_epochs: epochs of phase 2.
         phase2_batch_size: sequences per batch in phase 2.
         phase2_warmup_steps: linear warm-up steps before the cosine schedule of phase 2.
@@ -51,17 +50,15 @@ class LeWorldConfig:
             ≥ ``phase2_epochs``: the whole phase, the default: measured, the end-to-end
             address gradient moves the reads off the regions within an epoch, see
             docs/leworld.md).
-        phase3_lr: learning rate of the info-request head in phase 3.
+        phase3_lr: learning rate of phase 3 (every parameter).
         phase3_epochs: epochs of phase 3.
         phase3_batch_size: sequences per batch in phase 3.
-        phase3_other_lr_scale: the rest of the system learns at ``phase3_lr`` × this.
         weight_decay: AdamW weight decay (all phases).
         grad_clip: maximum global gradient norm (all phases).
         lambda_balance: weight of the routing-balance loss (CV² of the SLMs' mean gate).
         lambda_diversity: weight of the address-diversity loss (overlap of the SLMs' page
             distributions).
         lambda_entropy: weight of the routing-entropy loss (binary entropy of the gates).
-        lambda_info: weight of the info-request utility in phase 3.
         temperature_anneal_rate: router temperature τ = max(τ_min, exp(−rate · step)).
         temperature_min: τ_min.
         num_slms: number of small models.
@@ -92,13 +89,11 @@ class LeWorldConfig:
     phase3_lr: float = 1e-4
     phase3_epochs: int = 50
     phase3_batch_size: int = 16
-    phase3_other_lr_scale: float = 0.1
     weight_decay: float = 0.01
     grad_clip: float = 1.0
     lambda_balance: float = 0.01
     lambda_diversity: float = 0.001
     lambda_entropy: float = 0.01
-    lambda_info: float = 0.1
     temperature_anneal_rate: float = 3e-5
     temperature_min: float = 0.1
     num_slms: int = 4
@@ -139,9 +134,8 @@ class LeWorldConfig:
 
         Phase 1 stays whole: it is cheap, and the SLMs' address decoders need its steps;
         with ``phase1_request`` it runs half its epochs (:meth:`for_pointer_chasing`'s 200
-        → 100: enough for a 16,384-word memory, not for 65,536). Phases 1 and 2 take about
-        2.5 min on the 2-core machine, all three about 5 min; pointer chasing on 16,384
-        words about 6 min (docs/leworld.md).
+        → 100: enough for a 16,384-word memory, not for 65,536). Wall times in
+        docs/leworld.md, "Figures".
         """
         phase1 = max(1, self.phase1_epochs // 2) if self.phase1_request else self.phase1_epochs
         return replace(

@@ -15,6 +15,7 @@ once, and its outputs come back once.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from copy import deepcopy
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -32,6 +33,7 @@ __all__ = [
     "LeWorldMetrics",
     "PairedDifference",
     "ablation_table",
+    "always_open",
     "evaluate_system",
     "metrics_table",
     "noise_floor",
@@ -282,9 +284,9 @@ def phase_ablation(
 
     Returns:
         "phase b vs phase a" for consecutive phases (MSE after b − MSE after a: negative when
-        phase b helps), and "info request on vs off" (the last system that passes the
-        request, with − without it) when one does. Per-sequence one-step MSE, 95 % t
-        intervals.
+        phase b helps), "info request on vs off" (the last system that passes the request,
+        with − without it) when one does, and "router vs always open" (the last system, its
+        router's gates − every read routed). Per-sequence one-step MSE, 95 % t intervals.
     """
     mse = {name: sequence_mse(system, episodes) for name, system in systems.items()}
     names = list(mse)
@@ -296,7 +298,18 @@ def phase_ablation(
     if asking:
         off = sequence_mse(systems[asking[-1]], episodes, use_query=False)
         out["info request on vs off"] = paired_difference(mse[asking[-1]], off)
+    last = systems[names[-1]]
+    out["router vs always open"] = paired_difference(
+        mse[names[-1]], sequence_mse(always_open(last), episodes)
+    )
     return out
+
+
+def always_open(system: LeWorldSystem) -> LeWorldSystem:
+    """A copy of the system that routes every read (:attr:`LeWorldSystem.open_router`)."""
+    opened = deepcopy(system)
+    opened.open_router = True
+    return opened
 
 
 def ablation_table(comparisons: Mapping[str, PairedDifference]) -> str:

@@ -8,11 +8,11 @@
   encoder and the BLM learn to predict from oracle reads of those windows, all gates open.
   :func:`phase1_request_loss` does the same along whole sequences with the info request,
   so the request learns where to read next when that depends on what was read.
-* Phase 2 (:func:`phase2_loss`): end to end, :func:`system_losses`.
-* Phase 3 (:func:`phase3_loss`): paired branches on the same sequences, with the info
-  request passed from step to step and without it. Loss
-  ½ (L_with + L_without) − λ_info · (sg(MSE_without) − MSE_with): both branches stay good,
-  and the request is rewarded by the improvement it brings.
+* Phase 2 (:func:`phase2_loss`): :func:`system_losses` on the SLMs' own reads.
+* Phase 3 (:func:`phase3_loss`): cooperative refinement with the info-request loop: along
+  whole sequences, the BLM's request passed to the SLMs' next step, the SLMs and the
+  request learn the next addresses (phase 1's address losses, reads teacher-forced to the
+  oracle's windows) while the BLM and its router learn from the SLMs' own reads.
 
 Each phase loss returns ``(loss, parts)``: the parts are detached 0-dim tensors on the
 system's device (for the logs), so a training step asks the device for no number.
@@ -25,7 +25,7 @@ from torch.nn import functional as F
 
 from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
 from assembly_gym.world_models.leworld.config import LeWorldConfig
-from assembly_gym.world_models.leworld.system import LeWorldSystem
+from assembly_gym.world_models.leworld.system import LeWorldSystem, SequenceOutput
 
 __all__ = [
     "phase1_loss",
@@ -114,34 +114,14 @@ def phase1_loss(
     )
     mse = ((out.prediction - rows.target) ** 2).mean()
     logits = (slm.page_logits, slm.offset_logits, slm.length_logits)
-    return _phase1_losses(logits, slm.confidence, targets, mse)
+    address, parts = _address_losses(logits, slm.confidence, targets)
+    return address + mse, {**parts, "mse": mse.detach()}
 
 
-def phase1_request_loss(
-    system: LeWorldSystem, batch: SequenceBatch
+def _address_losses(
+    logits: tuple[torch.Tensor, ...], confidence: torch.Tensor, targets: tuple[torch.Tensor, ...]
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """:func:`phase1_loss` along whole sequences with the info request (teacher-forced reads).
-
-    Every step reads the oracle's windows and passes the BLM's request to the SLMs' next
-    step, so the address loss of step t + 1 reaches the request made at step t.
-    """
-    rows = batch.steps()  # sequence-major rows, as out's (E, B, T) flatten to (E, B·T)
-    if rows.regions is None:
-        raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
-    out = system.run(batch, use_query=True, read_mode="oracle")
-    targets = system.oracle_reads(rows.regions, rows.step)
-    logits = tuple(value.flatten(1, 2) for value in out.slm_logits)
-    mse = ((out.predictions - batch.states[:, 1:]) ** 2).mean()
-    return _phase1_losses(logits, out.confidence.flatten(1), targets, mse)
-
-
-def _phase1_losses(
-    logits: tuple[torch.Tensor, ...],
-    confidence: torch.Tensor,
-    targets: tuple[torch.Tensor, ...],
-    mse: torch.Tensor,
-) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Address cross-entropy + confidence BCE + ``mse``, and the detached parts.
+    """Address cross-entropy + confidence BCE, and the detached parts.
 
     Logits (page, offset, length), each (E, N, ·), against the oracle's targets (E, N); the
     confidences (E, N) are trained to say whether the argmax read is exact.
@@ -157,8 +137,8 @@ def _phase1_losses(
         dim=0
     )
     bce = F.binary_cross_entropy(confidence, exact.to(confidence.dtype))
-    return address + bce + mse, _detached(
-        address_ce=address, confidence_bce=bce, mse=mse, exact_reads=exact.float().mean()
+    return address + bce, _detached(
+        address_ce=address, confidence_bce=bce, exact_reads=exact.float().mean()
     )
 
 
@@ -185,11 +165,11 @@ def phase2_loss(
 
 
 def _sequence_losses(
-    system: LeWorldSystem, batch: SequenceBatch, *, use_query: bool
+    system: LeWorldSystem, batch: SequenceBatch, *, use_query: bool, slm_gradient: bool = True
 ) -> dict[str, torch.Tensor]:
     """:func:`system_losses` of whole sequences, with or without the info request."""
     target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
-    out = system.run(batch, use_query=use_query)
+    out = system.run(batch, use_query=use_query, slm_gradient=slm_gradient)
     e = out.gate_probs.shape[0]
     return system_losses(
         system.config,
@@ -200,16 +180,47 @@ def _sequence_losses(
     )
 
 
+def phase1_request_loss(
+    system: LeWorldSystem, batch: SequenceBatch
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """:func:`phase1_loss` along whole sequences with the info request (teacher-forced reads).
+
+    Every step reads the oracle's windows and passes the BLM's request to the SLMs' next
+    step, so the address loss of step t + 1 reaches the request made at step t.
+    """
+    address, parts, forced = _request_address_losses(system, batch)
+    mse = ((forced.predictions - batch.states[:, 1:]) ** 2).mean()
+    return address + mse, {**parts, "mse": mse.detach()}
+
+
 def phase3_loss(
     system: LeWorldSystem, batch: SequenceBatch
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Paired branches with and without the info request (see the module docstring)."""
-    branches = [_sequence_losses(system, batch, use_query=q) for q in (True, False)]
-    totals = [parts["total"] for parts in branches]
-    mses = [parts["mse"] for parts in branches]
-    utility = mses[1].detach() - mses[0]
-    loss = 0.5 * (totals[0] + totals[1]) - system.config.lambda_info * utility
-    return loss, _detached(mse_with=mses[0], mse_without=mses[1], info_utility=utility)
+    """Cooperative refinement with the info-request loop (see the module docstring).
+
+    The address losses of :func:`phase1_request_loss` (oracle reads, the request passed
+    between steps) train the SLMs and the request; the next-state MSE and routing losses of
+    :func:`system_losses` on a second run with the SLMs' own reads (taken as chosen) and the
+    request train the BLM, its router and the read encoder on what they will see.
+    """
+    address, parts, _ = _request_address_losses(system, batch)
+    own = _sequence_losses(system, batch, use_query=True, slm_gradient=False)
+    total = own.pop("total")
+    return address + total, {**parts, **_detached(**own)}
+
+
+def _request_address_losses(
+    system: LeWorldSystem, batch: SequenceBatch
+) -> tuple[torch.Tensor, dict[str, torch.Tensor], SequenceOutput]:
+    """Address losses of whole sequences run with the oracle's reads and the info request."""
+    rows = batch.steps()  # sequence-major rows, as out's (E, B, T) flatten to (E, B·T)
+    if rows.regions is None:
+        raise ValueError("the address losses need the episodes' regions (their windows)")
+    forced = system.run(batch, use_query=True, read_mode="oracle")
+    logits = tuple(value.flatten(1, 2) for value in forced.slm_logits)
+    targets = system.oracle_reads(rows.regions, rows.step)
+    address, parts = _address_losses(logits, forced.confidence.flatten(1), targets)
+    return address, parts, forced
 
 
 def _detached(**parts: torch.Tensor) -> dict[str, torch.Tensor]:

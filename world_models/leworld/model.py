@@ -119,9 +119,10 @@ class LeWorldModel:
         """The system after each phase it was trained in, "phase N" → a system on its device.
 
         A copy of :attr:`system` (same world, config and seed) with the parameters the phase
-        ended with; "phase 3", and every phase of a config with ``phase1_request``, passes
-        the info request (``use_query``). Empty when the checkpoint holds no per-phase
-        parameters.
+        ended with; every phase of a config with ``phase1_request`` passes the info request
+        (``use_query``), and "phase 3", always the last, when the system does (phase 3 may
+        have kept phase 2's parameters without the request).
+        Empty when the checkpoint holds no per-phase parameters.
         """
         systems = {}
         for name, state in self.phase_states.items():
@@ -129,7 +130,9 @@ class LeWorldModel:
                 self.world_config, self.memory, self.system.config, seed=self.system.seed
             )
             system.load_state_dict(state)
-            system.use_query = name == "phase 3" or self.system.config.phase1_request
+            system.use_query = self.system.config.phase1_request or (
+                name == "phase 3" and self.system.use_query
+            )
             systems[name] = system.to(self.system.device).eval()
         return systems
 

@@ -72,7 +72,8 @@ class SmallLeWorldModel(nn.Module):
     where the regions have hopped (page h XOR t: with the modulation one unit per bit
     suffices; an unmodulated MLP learned it several times slower, measured); the query is
     the BLM's info request of the previous step, entering through its own modulation weights
-    (:attr:`query_film`, which phase 3 trains with the info head).
+    (:attr:`query_film`, zero at first so that switching the request on changes nothing
+    until phase 3 trains it with the info head).
 
     Args:
         count: number of small models E.
@@ -105,6 +106,9 @@ class SmallLeWorldModel(nn.Module):
             count, sequence_length + self.step_bits, 2 * hidden, generator
         )
         self.query_film = StackedLinear(count, query_dim, 2 * hidden, generator)
+        with torch.no_grad():  # drawn, then zeroed: until trained, the request changes no read
+            self.query_film.weight.zero_()
+            self.query_film.bias.zero_()
         self.layer2 = StackedLinear(count, hidden, hidden, generator)
         self.heads = StackedLinear(count, hidden, sum(self.sizes) + 1, generator)
 

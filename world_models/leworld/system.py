@@ -89,7 +89,9 @@ class LeWorldSystem(nn.Module):
 
     Attributes:
         use_query: whether :meth:`run` passes the info request between steps (set by
-            phase 3 of training).
+            phase 3 of training when it keeps what it learned).
+        open_router: route every read, whatever the router says (the always-open baseline
+            the evaluation compares the router with; not saved).
         temperature: the router's temperature τ (buffer; annealed in training).
         residual_std: the predictive standard deviation of each state dimension, shape
             (state_dim,) (buffer; set from validation residuals after training).
@@ -126,6 +128,7 @@ class LeWorldSystem(nn.Module):
         config = config or LeWorldConfig()
         self.world_config, self.config, self.seed = wc, config, seed
         self.use_query = False
+        self.open_router = False
         generator = torch.Generator().manual_seed(seed)
         self.memory = ArtificialMemory(
             memory,
@@ -177,6 +180,7 @@ class LeWorldSystem(nn.Module):
         generator: torch.Generator | None = None,
         gates: torch.Tensor | None = None,
         slm: SLMOutput | None = None,
+        slm_gradient: bool = True,
     ) -> StepOutput:
         """One step for a batch of rows.
 
@@ -191,11 +195,15 @@ class LeWorldSystem(nn.Module):
                 from ``generator``).
             regions: the episodes' regions (B, K, 3), for "oracle".
             generator: for "random".
-            gates: fixed gates (E, B) instead of the router's.
+            gates: fixed gates (E, B) instead of the router's (default: the router's, or
+                all open with :attr:`open_router`).
             slm: the SLMs' outputs for these rows when already computed.
+            slm_gradient: whether a loss reaches the SLMs (through the straight-through read
+                and their confidence); False takes their reads as chosen.
         """
         if slm is None:
-            slm = self.slms(s_prev, s, c, step, query)
+            with torch.set_grad_enabled(slm_gradient and torch.is_grad_enabled()):
+                slm = self.slms(s_prev, s, c, step, query)
         if read_mode == "model":
             choice = slm.choice()
             bits = self.memory.read_straight_through(slm.probs(), choice)
@@ -212,6 +220,8 @@ class LeWorldSystem(nn.Module):
         else:
             raise ValueError(f"read_mode must be one of {READ_MODES}, got {read_mode!r}")
         encoded = self.memory.encode(bits, self.memory.clipped_length(*choice))
+        if gates is None and self.open_router:
+            gates = torch.ones_like(slm.confidence)
         blm = self.blm(s, c, encoded, slm.confidence, temperature=self.temperature, gates=gates)
         return StepOutput(blm.prediction, slm, blm, torch.stack(choice, dim=-1))
 
@@ -247,6 +257,7 @@ class LeWorldSystem(nn.Module):
         use_query: bool | None = None,
         read_mode: str = "model",
         generator: torch.Generator | None = None,
+        slm_gradient: bool = True,
     ) -> SequenceOutput:
         """One-step predictions along whole sequences (true states as inputs).
 
@@ -256,6 +267,7 @@ class LeWorldSystem(nn.Module):
                 without it all steps run at once.
             read_mode: as in :meth:`step` (the regions come from ``batch``).
             generator: as in :meth:`step`.
+            slm_gradient: as in :meth:`step`.
         """
         use_query = self.use_query if use_query is None else use_query
         batch = batch.to(self.device)
@@ -270,6 +282,7 @@ class LeWorldSystem(nn.Module):
                 read_mode=read_mode,
                 regions=rows.regions,
                 generator=generator,
+                slm_gradient=slm_gradient,
             )
             return _sequence_output([out], b, t)
         outputs, query, first = [], None, torch.arange(b, device=self.device) * t
@@ -284,6 +297,7 @@ class LeWorldSystem(nn.Module):
                 read_mode=read_mode,
                 generator=generator,
                 regions=None if rows.regions is None else rows.regions[at],
+                slm_gradient=slm_gradient,
             )
             outputs.append(out)
             query = out.blm.query

@@ -3,9 +3,11 @@
 What each phase trains is in docs/leworld.md, section "The model" (``training.py``); the
 losses are :mod:`assembly_gym.world_models.leworld.losses`. Schedules: phase 1 AdamW at a
 constant learning rate; phase 2 linear warm-up, then cosine annealing with warm restarts,
-and the router temperature annealed τ = max(τ_min, exp(−rate · step)); phase 3 the info
-head and the SLMs' query weights at ``phase3_lr``, everything else at ``phase3_lr`` ×
-``phase3_other_lr_scale``. All randomness comes from the ``seed`` argument (a
+and the router temperature annealed τ = max(τ_min, exp(−rate · step)); phase 3 AdamW at a
+constant learning rate. Each phase keeps the parameters that did best on validation, the
+ones it started from included (as they were saved: without the info request if the phase
+before ran without it), so no phase leaves a model worse than the one before it on
+validation. All randomness comes from the ``seed`` argument (a
 ``torch.Generator`` for shuffling, NumPy generators for the data).
 
 Devices: docs/leworld.md, section "Command line" (``--device``).
@@ -44,7 +46,6 @@ from assembly_gym.world_models.leworld.losses import (
 from assembly_gym.world_models.leworld.system import LeWorldSystem
 
 __all__ = [
-    "DEFAULT_PHASES",
     "PHASES",
     "PhaseReport",
     "Progress",
@@ -57,9 +58,6 @@ __all__ = [
 ]
 
 PHASES = (1, 2, 3)
-DEFAULT_PHASES = (1, 2)
-"""The phases :func:`train_leworld` runs unless told: phase 3 is off, because in the
-MemoryDynamics worlds it finds nothing to improve (docs/leworld.md, "Figures")."""
 _EVAL_ROWS = 4096  # validation rows per forward pass
 
 
@@ -185,6 +183,10 @@ def train_phase(
 ) -> PhaseReport:
     """Run one phase on the training data; keep the parameters of its best validation epoch.
 
+    The system as it came competes too, as it was (whether it passed the info request
+    included): if no epoch beats it on validation, the phase leaves it unchanged. Phase 3
+    passes the request (:attr:`LeWorldSystem.use_query`) only if it keeps an epoch.
+
     Runs on the system's device (:attr:`LeWorldSystem.device`); ``train`` and ``val`` may lie
     anywhere (they are moved once per epoch and once per phase).
 
@@ -205,7 +207,7 @@ def train_phase(
     source = train if callable(train) else (lambda epoch: train)
     if phase == 1 and cfg.phase1_request:
         system.use_query = True
-    sequential = phase == 3 or (phase < 3 and system.use_query)
+    sequential = phase == 3 or system.use_query
     if sequential and not isinstance(source(0), SequenceBatch):
         if phase == 2:  # rows of observations (fit_transitions): one step, no request
             sequential = False
@@ -222,10 +224,12 @@ def train_phase(
     report = PhaseReport(phase)
     start, device = time.perf_counter(), system.device
     val = val.to(device)
-    # The incoming parameters compete too: a phase that only hurts on validation (measured:
-    # end-to-end training drifted the phase-1 reads) keeps what it was given.
+    # The model as the phase found it competes too, as it was (phase 3: without the request),
+    # so a phase that only hurts on validation keeps what it was given.
     report.initial_val_loss = val_fn(val)
-    best = (report.initial_val_loss, copy.deepcopy(system.state_dict()))
+    best = (report.initial_val_loss, copy.deepcopy(system.state_dict()), system.use_query)
+    if phase == 3:
+        system.use_query = True
     bar = tqdm(range(epochs), desc=f"phase {phase}", unit="epoch", disable=not progress, leave=True)
     system.train()
     for epoch in bar:
@@ -236,7 +240,7 @@ def train_phase(
             if phase >= 2:
                 system.temperature.fill_(_temperature(cfg, global_step))
             batch = train.select(rows)
-            loss, parts = loss_fn(batch if sequential else _steps(batch))
+            loss, parts = loss_fn(batch)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(system.parameters(), cfg.grad_clip)
@@ -254,7 +258,7 @@ def train_phase(
         report.train_loss.append(float(np.mean(torch.stack(losses).tolist())))
         report.val_loss.append(val_loss)
         if val_loss < best[0]:
-            best = (val_loss, copy.deepcopy(system.state_dict()))
+            best = (val_loss, copy.deepcopy(system.state_dict()), system.use_query)
             report.best_epoch = epoch + 1
         if writer is not None:
             writer.add_scalar(f"phase{phase}/val_loss", val_loss, global_step)
@@ -266,10 +270,9 @@ def train_phase(
     system.slms.requires_grad_(True)
     system.blm.info_head.requires_grad_(True)
     system.load_state_dict(best[1])
+    system.use_query = best[2]
     system.eval()
     report.epochs, report.seconds = epochs, time.perf_counter() - start
-    if phase == 3:
-        system.use_query = True
     return report
 
 
@@ -308,16 +311,15 @@ def _phase_functions(
     """The phase's training loss and its validation loss (no gradient, in chunks).
 
     ``sequential``: the phase trains on whole sequences with the info request (phase 1 with
-    ``phase1_request``, phase 2 of a system that uses the request, phase 3).
+    ``phase1_request``, phase 2 of a system that uses the request, phase 3); otherwise on
+    rows of steps. Phases 2 and 3 are validated by the next-state MSE of the system as it
+    stands (with the request or without it).
     """
-    first: Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]] = (
-        (lambda b: phase1_request_loss(system, b))
-        if sequential
-        else (lambda b: phase1_loss(system, b))
-    )
     loss_fn = {
-        1: first,
-        2: lambda b: phase2_loss(system, b),
+        1: lambda b: (
+            phase1_request_loss(system, b) if sequential else phase1_loss(system, _steps(b))
+        ),
+        2: lambda b: phase2_loss(system, b if sequential else _steps(b)),
         3: lambda b: phase3_loss(system, b),
     }[phase]
 
@@ -333,15 +335,15 @@ def _phase_functions(
                     float(phase1_loss(system, rows.select(c))[0]) * len(c) for c in chunks
                 ) / len(rows)
             else:
-                value = _mse(system, data, use_query=phase == 3 or system.use_query)
+                value = _mse(system, data)
         system.train()
         return value
 
     return loss_fn, validate
 
 
-def _mse(system: LeWorldSystem, data: SequenceBatch | StepBatch, *, use_query: bool) -> float:
-    """Next-state MSE of the system on sequences or rows."""
+def _mse(system: LeWorldSystem, data: SequenceBatch | StepBatch) -> float:
+    """Next-state MSE on sequences (with the system's info request, if it passes one) or rows."""
     if isinstance(data, StepBatch):
         chunks = torch.arange(len(data), device=data.s.device).split(_EVAL_ROWS)
         total = 0.0
@@ -350,7 +352,7 @@ def _mse(system: LeWorldSystem, data: SequenceBatch | StepBatch, *, use_query: b
             prediction = system.step(rows.s_prev, rows.s, rows.c, rows.step).prediction
             total += float(((prediction - rows.target) ** 2).sum())
         return total / (len(data) * data.s.shape[1])
-    out = system.run(data, use_query=use_query)
+    out = system.run(data)
     return float(((out.predictions - data.states[:, 1:]) ** 2).mean())
 
 
@@ -362,31 +364,22 @@ def _optimizer(
     system: LeWorldSystem, phase: int, steps_per_epoch: int
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
     cfg = system.config
-    if phase < 3:
-        lr = cfg.phase1_lr if phase == 1 else cfg.phase2_lr
-        optimizer = torch.optim.AdamW(system.parameters(), lr=lr, weight_decay=cfg.weight_decay)
-        if phase == 1:
-            return optimizer, None
-        cycle = max(1, cfg.phase2_restart_epochs * steps_per_epoch)
-        cosine = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=cycle)
-        if cfg.phase2_warmup_steps == 0:
-            return optimizer, cosine
-        warmup = torch.optim.lr_scheduler.LinearLR(
-            optimizer,
-            start_factor=1.0 / cfg.phase2_warmup_steps,
-            total_iters=cfg.phase2_warmup_steps,
-        )
-        return optimizer, torch.optim.lr_scheduler.SequentialLR(
-            optimizer, [warmup, cosine], milestones=[cfg.phase2_warmup_steps]
-        )
-    request = [*system.blm.info_head.parameters(), *system.slms.query_film.parameters()]
-    ids = {id(p) for p in request}
-    others = [p for p in system.parameters() if id(p) not in ids]
-    groups = [
-        {"params": request, "lr": cfg.phase3_lr},
-        {"params": others, "lr": cfg.phase3_lr * cfg.phase3_other_lr_scale},
-    ]
-    return torch.optim.AdamW(groups, weight_decay=cfg.weight_decay), None
+    lr = getattr(cfg, f"phase{phase}_lr")
+    optimizer = torch.optim.AdamW(system.parameters(), lr=lr, weight_decay=cfg.weight_decay)
+    if phase != 2:
+        return optimizer, None
+    cycle = max(1, cfg.phase2_restart_epochs * steps_per_epoch)
+    cosine = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=cycle)
+    if cfg.phase2_warmup_steps == 0:
+        return optimizer, cosine
+    warmup = torch.optim.lr_scheduler.LinearLR(
+        optimizer,
+        start_factor=1.0 / cfg.phase2_warmup_steps,
+        total_iters=cfg.phase2_warmup_steps,
+    )
+    return optimizer, torch.optim.lr_scheduler.SequentialLR(
+        optimizer, [warmup, cosine], milestones=[cfg.phase2_warmup_steps]
+    )
 
 
 # ---------------------------------------------------------------------- entry points
@@ -404,7 +397,7 @@ def train_leworld(
     world: MemoryWorld,
     config: LeWorldConfig | None = None,
     *,
-    phases: Iterable[int] = DEFAULT_PHASES,
+    phases: Iterable[int] = PHASES,
     seed: int = 0,
     data: Datasets | None = None,
     progress: bool = True,
@@ -420,8 +413,7 @@ def train_leworld(
         world: the world: its description and memory build the system, and it draws the
             training episodes.
         config: the model's hyperparameters (default :class:`LeWorldConfig`).
-        phases: which phases to run, in order (default :data:`DEFAULT_PHASES`, (1, 2): phase 3
-            on request, e.g. (1, 2, 3), or (2,)).
+        phases: which phases to run, in order (default all three; e.g. (1, 2) or (2,)).
         seed: seeds the weights, the data (unless ``data`` is given) and the shuffling.
         data: training, validation and test episodes (default :func:`make_datasets`).
         progress: tqdm bars per phase.

@@ -57,7 +57,8 @@ def test_train_then_eval_reproduces_the_saved_figures(tmp_path, capsys):
         if line.startswith("| ")
     }
     assert rows["loaded"] == rows["saved (phase 3)"]  # the same MSE, to the printed digit
-    for comparison in ("phase 2 vs phase 1", "phase 3 vs phase 2", "info request on vs off"):
+    assert "always-open router" in rows
+    for comparison in ("phase 2 vs phase 1", "phase 3 vs phase 2", "router vs always open"):
         assert comparison in rows  # the ablations, paired by held-out sequence
     assert "Parameters: SLMs " in printed and "info-request head" in printed
     assert json.loads(printed.strip().splitlines()[-1])["noise_floor"] > 0
@@ -115,9 +116,9 @@ def test_pointer_chasing_trains_phase_1_with_the_request(tmp_path, capsys):
     assert main(["leworld", "eval", str(out)]) == 0
     assert "| info request on vs off |" in capsys.readouterr().out
     again = tmp_path / "without"
-    command = ["leworld", "train", "--out", str(again), "--pointer-chasing", *TINY]
-    assert main([*command, "--set", "phase1_request=false"]) == 0
-    assert not LeWorldModel.load(again).system.use_query
+    command = ["leworld", "train", "--out", str(again), "--pointer-chasing", "--phases", "1,2"]
+    assert main([*command, *TINY, "--set", "phase1_request=false"]) == 0
+    assert not LeWorldModel.load(again).system.use_query  # the request comes with phase 3
 
 
 def test_train_checkpoints_every_phase_and_resumes(tmp_path, capsys, monkeypatch):
@@ -139,7 +140,7 @@ def test_train_checkpoints_every_phase_and_resumes(tmp_path, capsys, monkeypatch
     assert list(LeWorldModel.load(cut).phase_states) == ["phase 1"]  # saved after phase 1
     capsys.readouterr()
     assert main(["leworld", "train", "--out", str(cut), "--resume", "--quiet"]) == 0
-    assert "phases [1] done, [2] to run" in capsys.readouterr().out
+    assert "phases [1] done, [2, 3] to run" in capsys.readouterr().out
     ends = [LeWorldModel.load(folder).system.state_dict() for folder in (whole, cut)]
     for name, value in ends[0].items():
         assert torch.equal(ends[1][name], value), name

@@ -5,10 +5,15 @@ import torch
 from assembly_gym.world_models.leworld import (
     LeWorldModel,
     LeWorldSystem,
+    evaluate_system,
     train_leworld,
 )
 from assembly_gym.world_models.leworld.batches import SequenceBatch
-from assembly_gym.world_models.leworld.evaluation import ablation_table, phase_ablation
+from assembly_gym.world_models.leworld.evaluation import (
+    ablation_table,
+    always_open,
+    phase_ablation,
+)
 from assembly_gym.world_models.leworld.system import count_params
 from assembly_gym.world_models.leworld.training import train_phase
 
@@ -33,7 +38,7 @@ def test_per_phase_parameters_are_saved_loaded_and_ablated(world, tiny_config, d
     loaded = LeWorldModel.load(tmp_path / "model")
     systems = loaded.phase_systems()
     assert list(systems) == ["phase 1", "phase 2", "phase 3"]
-    assert [s.use_query for s in systems.values()] == [False, False, True]
+    assert [s.use_query for s in systems.values()] == [False, False, loaded.system.use_query]
     for name, value in report.states["phase 1"].items():
         assert torch.equal(systems["phase 1"].state_dict()[name], value), name
     batch = SequenceBatch.from_episodes(data.test)
@@ -42,14 +47,11 @@ def test_per_phase_parameters_are_saved_loaded_and_ablated(world, tiny_config, d
             systems["phase 3"].run(batch).predictions, loaded.system.run(batch).predictions
         )
     comparisons = phase_ablation(systems, data.test)
-    assert list(comparisons) == [
-        "phase 2 vs phase 1",
-        "phase 3 vs phase 2",
-        "info request on vs off",
-    ]
+    assert list(comparisons)[:2] == ["phase 2 vs phase 1", "phase 3 vs phase 2"]
+    assert list(comparisons)[-1] == "router vs always open"
     assert all(d.n == len(data.test) and d.low <= d.high for d in comparisons.values())
     table = ablation_table(comparisons)
-    assert table.count("\n") == 4 and "| phase 2 vs phase 1 |" in table
+    assert table.count("\n") == len(comparisons) + 1 and "| phase 2 vs phase 1 |" in table
 
 
 def test_a_checkpoint_without_per_phase_parameters_loads_with_none(world, tiny_config, tmp_path):
@@ -78,3 +80,12 @@ def test_phase2_with_frozen_slms_trains_only_the_rest(world, tiny_config, data):
     changed = {k for k, v in system.state_dict().items() if not torch.equal(v, before[k])}
     assert changed and not any(k.startswith(("slms.", "blm.info_head.")) for k in changed)
     assert all(p.requires_grad for p in system.parameters())
+
+
+def test_the_always_open_baseline_routes_every_read(world, tiny_config, data):
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
+    torch.nn.init.constant_(system.blm.router_bias, -50.0)  # the router closes every gate
+    opened = always_open(system)
+    assert not system.open_router and opened.open_router
+    assert evaluate_system(system, data.test).slm_usage == (0.0, 0.0)
+    assert evaluate_system(opened, data.test).slm_usage == (1.0, 1.0)

@@ -103,6 +103,8 @@ def test_a_system_with_the_info_request_reloads_and_reads_the_same(
 ):
     trained = LeWorldSystem(world.config, world.memory, tiny_config(), seed=2)
     trained.use_query = True  # as after phase 3: run() passes the request between steps
+    with torch.no_grad():  # as trained: the request's weights no longer zero
+        trained.slms.query_film.weight.normal_(generator=torch.Generator().manual_seed(0))
     trained.residual_std.fill_(0.3)
     LeWorldModel(trained).save(tmp_path / "model")
     loaded = LeWorldModel.load(tmp_path / "model")

@@ -55,7 +55,9 @@ def test_phase_losses_have_their_parts(world, tiny_config, data):
     assert set(parts) == {"address_ce", "confidence_bce", "mse", "exact_reads"}
     assert parts["address_ce"] == pytest.approx(np.log(4) + np.log(256) + np.log(128), rel=0.1)
     _, parts = phase3_loss(system, batch)
-    assert parts["info_utility"] == pytest.approx(parts["mse_without"] - parts["mse_with"])
+    assert {"address_ce", "confidence_bce", "exact_reads", "mse", "balance", "entropy"} <= set(
+        parts
+    )
     no_regions = SequenceBatch(batch.states, batch.c).steps()
     with pytest.raises(ValueError, match="regions"):
         phase1_loss(system, no_regions)
@@ -79,7 +81,7 @@ def test_training_is_seeded_and_reports_every_phase(world, tiny_config, data):
     )
     assert [p.phase for p in only_two.phases] == [2] and not only_two.metrics
     _, default = train_leworld(world, config, data=data, progress=False, evaluate=False)
-    assert [p.phase for p in default.phases] == [1, 2]  # phase 3 on request (DEFAULT_PHASES)
+    assert [p.phase for p in default.phases] == [1, 2, 3]
     with pytest.raises(ValueError, match="subset"):
         train_leworld(world, config, phases=(4,))
 
@@ -151,6 +153,42 @@ def test_a_phase_that_only_hurts_keeps_the_parameters_it_started_from(world, tin
     assert report.best_epoch == 0
     for name, value in system.state_dict().items():
         assert torch.equal(value, before[name]), name
+
+
+def test_phase_3_competes_with_the_model_phase_2_saved_without_the_request(
+    world, tiny_config, data
+):
+    config = tiny_config(phase3_epochs=2, phase3_lr=50.0, grad_clip=1e3)
+    system = LeWorldSystem(world.config, world.memory, config, seed=0)
+    before = {k: v.clone() for k, v in system.state_dict().items()}
+    val = SequenceBatch.from_episodes(data.val)
+    without = sequence_mse(system, data.val, use_query=False).mean()
+    report = train_phase(
+        system,
+        phase=3,
+        train=SequenceBatch.from_episodes(data.train),
+        val=val,
+        progress=False,
+        generator=torch.Generator().manual_seed(0),
+    )
+    assert report.initial_val_loss == pytest.approx(without, rel=1e-5)  # judged as saved
+    assert report.best_epoch == 0 and not system.use_query  # kept as it came, no request
+    for name, value in system.state_dict().items():
+        assert torch.equal(value, before[name]), name
+
+
+def test_the_request_starts_silent_and_phase_3s_own_reads_leave_the_slms_alone(
+    world, tiny_config, data
+):
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
+    batch = SequenceBatch.from_episodes(data.val)
+    with torch.no_grad():  # an untrained request changes no read
+        torch.testing.assert_close(
+            system.run(batch, use_query=True).predictions, system.run(batch).predictions
+        )
+    system.run(batch, use_query=True, slm_gradient=False).predictions.sum().backward()
+    assert all(p.grad is None for p in system.slms.parameters())
+    assert system.blm.trunk[0].weight.grad is not None
 
 
 def test_oracle_reads_follow_the_pointers_of_a_pointer_chasing_world(tiny_config):
