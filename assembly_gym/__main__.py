@@ -2,6 +2,11 @@
 
 import sys
 
-from assembly_gym.benchmarks.cli import main
+try:  # Ctrl-C before main's own handler: while the command line is imported, or main called
+    from assembly_gym.benchmarks.cli import main
 
-sys.exit(main())
+    code = main()
+except KeyboardInterrupt:
+    print("assembly-gym: interrupted", file=sys.stderr)
+    code = 130
+sys.exit(code)

@@ -10,8 +10,9 @@ Commands that take ``--config FILE`` (a flag file, e.g. ``assembly-gym sweep``'s
 read it as they parse: the file's flags count as typed before the command line's own
 (:func:`assembly_gym.benchmarks.commands.arguments.add_config_flag`).
 
-Exit codes: 0 done; 2 bad input (a flag's value, an output path, the data, a saved model:
-one line on stderr, checked before any work where it can be); 130 interrupted (Ctrl-C).
+Exit codes: 0 done; 2 bad input (a flag's value, an output path, the data, a saved model)
+or a file-system error (a full disk, no permission): one line on stderr, flags checked before
+any data is read; 130 interrupted (Ctrl-C, at any moment after the package is imported).
 Other errors are bugs and keep their traceback.
 
 Example:
@@ -26,7 +27,6 @@ import importlib
 import os
 import sys
 from collections.abc import Collection, Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 from assembly_gym.benchmarks.commands.arguments import add_config_flag, config_defaults
@@ -123,23 +123,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a subcommand; bad input ends with a one-line error and exit code 2.
 
     A bad flag (argparse's check, at parse time) exits with ``SystemExit(2)``; an error met
-    later is returned as 2: the project's errors, and a file-system error on a path the user
-    named. Ctrl-C returns 130. Anything else keeps its traceback.
+    later is returned as 2: the project's errors, and every file-system error (a full disk,
+    no permission, a read-only file system). Ctrl-C returns 130, from start-up on: the
+    subcommand's module, torch included, is imported inside. Anything else keeps its
+    traceback.
     """
-    given = sys.argv[1:] if argv is None else list(argv)
-    named = next((word for word in given if not word.startswith("-")), None)
-    args = build_parser(load=[named] if named else []).parse_args(given)
+    args = argparse.Namespace(prog="assembly-gym")  # until the flags are parsed
     try:
+        given = sys.argv[1:] if argv is None else list(argv)
+        named = next((word for word in given if not word.startswith("-")), None)
+        args = build_parser(load=[named] if named else []).parse_args(given)
         return int(args.run(args) or 0)
-    except AssemblyGymError as error:
-        return _fail(args, str(error))
-    except OSError as error:
-        if not _on_named_path(error, args):
-            raise
-        return _fail(args, f"{error.filename}: {error.strerror}")
     except KeyboardInterrupt:
         print(f"{args.prog}: interrupted", file=sys.stderr)
         return 130
+    except AssemblyGymError as error:
+        return _fail(args, str(error))
+    except OSError as error:
+        return _fail(args, _os_error_text(error))
 
 
 def _fail(args: argparse.Namespace, message: str) -> int:
@@ -147,18 +148,12 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     return 2
 
 
-def _on_named_path(error: OSError, args: argparse.Namespace) -> bool:
-    """Whether ``error`` is about a path given on the command line, or one inside it."""
-    names = (error.filename, error.filename2)
-    failed = [
-        Path(os.fsdecode(n)).absolute() for n in names if isinstance(n, (str, bytes, os.PathLike))
-    ]
-    named = []
-    for value in vars(args).values():
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(item, (str, os.PathLike)) and str(item):
-                named.append(Path(item).absolute())
-    return any(path == name or name in path.parents for path in failed for name in named)
+def _os_error_text(error: OSError) -> str:
+    """``PATH: reason`` (e.g. ``out/model.json: No space left on device``), or the reason."""
+    reason, name = error.strerror or str(error) or type(error).__name__, error.filename
+    if name is None:
+        return reason
+    return f"{os.fsdecode(name) if isinstance(name, bytes) else name}: {reason}"
 
 
 if __name__ == "__main__":

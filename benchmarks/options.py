@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from assembly_gym.benchmarks.commands import flags
 from assembly_gym.envs.family import FAMILIES
 
-__all__ = ["RESULTS", "SUITE_NAMES", "SYNTHETIC_AGENTS", "Options"]
+__all__ = ["AGENTS", "RESULTS", "SUITE_NAMES", "Options"]
 
 RESULTS = "results.json"
 """A report folder's manifest: the run's options and every suite's results (``--out``)."""
@@ -21,13 +21,36 @@ RESULTS = "results.json"
 SUITE_NAMES = tuple(sorted(name for family in FAMILIES.values() for name in family.suites))
 """The suites' names (``--suite NAME``), sorted: those the env families name, the keys of
 ``suites.SUITES``."""
-SYNTHETIC_AGENTS = (
+_BASELINES = (
     "random", "always-yes", "majority", "issue-majority", "last-similar-vote",
-    "text kNN (tuned)", "logistic (sklearn)", "maxent-irl (mixture)", "maxent-irl (trees)",
-    "maxent-irl (linear)", "maxent-irl (neural)", "maxent-irl (ideal)", "imitation MCE-IRL",
-    "debate allocator", "imitation BC", "planted (oracle)",
+    "text kNN (tuned)", "logistic (sklearn)",
 )  # fmt: skip
-"""The synthetic suite's agents (``--agents NAME``), in table order, at default options."""
+AGENTS: dict[str, tuple[str, ...]] = {
+    "synthetic": (
+        *_BASELINES, "maxent-irl (mixture)", "maxent-irl (trees)", "maxent-irl (linear)",
+        "maxent-irl (neural)", "maxent-irl (ideal)", "imitation MCE-IRL", "debate allocator",
+        "imitation BC", "planted (oracle)",
+    ),
+    "unvotes": (
+        *_BASELINES, "maxent-irl (mixture)", "maxent-irl (trees)", "maxent-irl (linear)",
+        "maxent-irl (neural)", "maxent-irl (ideal)", "debate allocator", "imitation BC",
+    ),
+    "masked": (
+        *_BASELINES, "roll-call shares", "maxent-irl (mixture)", "ideal points (1-D)",
+        "ideal points",
+    ),
+    "deliberation": (
+        *_BASELINES, "imitation BC", "maxent-irl (multi-step)", "imitation GAIL",
+        "imitation AIRL", "MaskablePPO in Simulator-v0 (learned reward)",
+    ),
+    "memory": (
+        "random reads", "memory-less MLP", "SB3 PPO (1,024 steps)", "SB3 PPO (50,000 steps)",
+        "LeWorld (trained in-suite)", "oracle reads (noise floor)",
+    ),
+}  # fmt: skip
+"""Each suite's agents (``--agents NAME``), in table order: every name it may run (the data
+may leave some out, e.g. a draft-only trajectory folder the multi-step learners), so that
+``bench --agents`` is checked before any data is read."""
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from scipy.special import softmax
 
 from assembly_gym.core.artifact import Artifact, new_artifact_id, read_artifact, write_artifact
 from assembly_gym.core.errors import CheckpointError, DataError
-from assembly_gym.core.persist import checked_field
+from assembly_gym.core.persist import checked_field, dataclass_from_dict
 from assembly_gym.core.rewards import ActionValuesReward, checked_reward
 from assembly_gym.envs.legislative.countries import default_country_table
 from assembly_gym.envs.legislative.data import RollCallData
@@ -447,6 +447,8 @@ class RewardModel(ABC):
         if not countries or not actions:
             raise CheckpointError(f"{source}: invalid reward model (no countries or no actions)")
         config = checked_field(document, "feature_config", (dict, type(None)), source)
+        features = (dataclass_from_dict(FeatureConfig, config, what="feature_config", source=source)
+                    if config else None)  # fmt: skip
         history = None
         if HISTORY_FILE in saved.files:  # listed in the manifest, so read and checked
             history = history_from(
@@ -458,7 +460,7 @@ class RewardModel(ABC):
                 "action_names": actions,
                 "obs_names": tuple(checked_field(document, "obs_names", list, source, items=str)),
                 "env_id": checked_field(document, "env_id", str, source),
-                "feature_config": FeatureConfig(**config) if config else None,
+                "feature_config": features,
                 "info": checked_field(document, "info", dict, source),
                 "history": history,
                 "layout": checked_field(document, "layout", (list, type(None)), source, items=str),

@@ -36,6 +36,7 @@ __all__ = [
     "check_layout",
     "checkpoint_file",
     "load_torch_weights",
+    "load_weights_only",
     "read_checkpoint",
     "read_manifest",
     "save_checkpoint",
@@ -122,28 +123,39 @@ def checkpoint_file(checkpoint: Artifact, name: str) -> bytes:
 def load_torch_weights(module: nn.Module, data: bytes, source: object) -> None:
     """Load a saved state dict into ``module``, refusing anything but named tensors.
 
-    ``torch.load(weights_only=True)`` refuses pickled code, but reports garbage, truncated or
-    hostile bytes with whatever the unpickler or zip reader raises; here all become one error.
-
     Raises:
         CheckpointError: ``data`` is not a state dict of tensors, or not ``module``'s.
     """
     import torch
 
-    try:
-        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as error:  # untrusted bytes: whatever torch raises means the same
-        raise CheckpointError(
-            f"{source}: corrupted weights ({type(error).__name__}: {error})"
-        ) from error
+    state = load_weights_only(data, source)
     if not isinstance(state, dict) or not all(
         isinstance(key, str) and isinstance(value, torch.Tensor) for key, value in state.items()
     ):
         raise CheckpointError(f"{source}: corrupted weights (not a state dict of tensors)")
     try:
         module.load_state_dict(state)
-    except RuntimeError as error:
-        raise CheckpointError(f"{source}: weights of another layout ({error})") from error
+    except RuntimeError as error:  # torch's message lists the keys on several lines
+        detail = " ".join(str(error).split())
+        raise CheckpointError(f"{source}: weights of another layout ({detail})") from error
+
+
+def load_weights_only(data: bytes, source: object) -> Any:
+    """What ``torch.save`` wrote into ``data``, if only tensors and plain values (onto the CPU).
+
+    ``torch.load(weights_only=True)`` refuses pickled code, but reports it (and garbage,
+    truncated or hostile bytes) with whatever the unpickler or zip reader raises, in messages
+    of many lines that suggest loading the file unsafely; here all become one line.
+
+    Raises:
+        CheckpointError: "refused: not a weights-only tensor file", naming ``source``.
+    """
+    import torch
+
+    try:
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as error:  # untrusted bytes: whatever torch raises means the same
+        raise CheckpointError(f"{source}: refused: not a weights-only tensor file") from error
 
 
 def check_layout(saved: Sequence[str], layout: Sequence[str], source: object) -> None:

@@ -33,6 +33,7 @@ the precision of the recorded values.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +43,10 @@ import numpy as np
 
 from assembly_gym.core.backoff import nested_backoff
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.core.persist import arrays_from_bytes, arrays_to_bytes
+from assembly_gym.core.persist import arrays_from_bytes, arrays_to_bytes, checked_field
 from assembly_gym.core.transitions import Transitions
 from assembly_gym.world_models.base import register_world_model
+from assembly_gym.world_models.checkpoint import MANIFEST
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 from assembly_gym.world_models.schema import (
     Cumulative,
@@ -87,10 +89,7 @@ class EmpiricalModel(HeadModel):
         self, *, smoothing: float = 2.0, coarse_bins: int = 4, n_bins: int = 20, seed: int = 0
     ) -> None:
         super().__init__(n_bins=n_bins, seed=seed)
-        if smoothing <= 0 or coarse_bins < 1:
-            raise ValueError(
-                f"smoothing must be > 0 and coarse_bins ≥ 1, got {smoothing}, {coarse_bins}"
-            )
+        _check_settings(smoothing, coarse_bins)
         self.smoothing = smoothing
         self.coarse_bins = coarse_bins
         self._binary_copied = np.zeros(0, dtype=np.int64)
@@ -453,10 +452,19 @@ class EmpiricalModel(HeadModel):
         self, config: dict[str, Any], files: dict[str, bytes], source: Path
     ) -> None:
         """Rebuild the tables from :meth:`export_parameters` output."""
-        self.smoothing = float(config["smoothing"])
-        self.coarse_bins = int(config["coarse_bins"])
-        self._binary_copied = np.asarray(config["binary_copied"], dtype=np.int64)
-        self._change = np.asarray(config["change"], dtype=np.float64)
+        manifest, problem = source / MANIFEST, "corrupted config"
+        smoothing = checked_field(config, "smoothing", (int, float), manifest, problem=problem)
+        coarse_bins = checked_field(config, "coarse_bins", int, manifest, problem=problem)
+        try:
+            _check_settings(smoothing, coarse_bins)
+        except ValueError as error:
+            raise CheckpointError(f"{manifest}: {problem} ({error})") from error
+        self.smoothing, self.coarse_bins = smoothing, coarse_bins
+        copied = checked_field(config, "binary_copied", list, manifest, items=int, problem=problem)
+        change = checked_field(config, "change", list, manifest, items=(int, float),
+                               problem=problem)  # fmt: skip
+        self._binary_copied = np.asarray(copied, dtype=np.int64)
+        self._change = np.asarray(change, dtype=np.float64)
         arrays = arrays_from_bytes(files[_TABLES], source / _TABLES)
         n_levels = len(self._level_ends())
         keys = ("codes", "mean", "std", *self._fitted_schema().heads)
@@ -465,6 +473,14 @@ class EmpiricalModel(HeadModel):
             self._tables = [{key: arrays[f"{k}/{key}"] for key in keys} for k in range(n_levels)]
         except KeyError as error:
             raise CheckpointError(f"{source / _TABLES}: missing table {error}") from error
+
+
+def _check_settings(smoothing: float, coarse_bins: int) -> None:
+    """Raise ValueError unless ``smoothing`` > 0 (finite) and ``coarse_bins`` ≥ 1."""
+    if not 0 < smoothing < math.inf or coarse_bins < 1:
+        raise ValueError(
+            f"smoothing must be > 0 and coarse_bins ≥ 1, got {smoothing}, {coarse_bins}"
+        )
 
 
 @dataclass(frozen=True)

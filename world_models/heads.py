@@ -42,6 +42,11 @@ from assembly_gym.world_models.schema import (
 
 __all__ = ["HeadModel", "HeadOutputs"]
 
+_SIMULATOR_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "n_actions": int, "mask_table": list, "noop_action": (int, type(None)),
+    "max_episode_steps": int,
+}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class HeadOutputs:
@@ -341,25 +346,53 @@ class HeadModel(abc.ABC):
         simulator = checked_field(manifest, "simulator", dict, source)
         schema = checked_field(manifest, "schema", dict, source)
         metadata = checked_field(manifest, "metadata", dict, source, default={})
-        checked_field(simulator, "noop_action", (int, type(None)), source)
+        n_bins, seed = (checked_field(config, key, int, source, problem="corrupted config")
+                        for key in ("n_bins", "seed"))  # fmt: skip
+        facts = {key: checked_field(simulator, key, types, source, problem="corrupted simulator")
+                 for key, types in _SIMULATOR_FIELDS.items()}  # fmt: skip
         try:
-            model = cls(n_bins=int(config.get("n_bins", 20)), seed=int(config.get("seed", 0)))
+            model = cls(n_bins=n_bins, seed=seed)
             model.schema = StateSchema.from_dict(schema)
-            model.obs_names = tuple(manifest["obs_names"])
-            model.metadata = dict(metadata)
-            model.n_actions = int(simulator["n_actions"])
-            model.mask_table = np.asarray(simulator["mask_table"], dtype=bool)
-            model.noop_action = simulator["noop_action"]
-            model.max_episode_steps = int(simulator["max_episode_steps"])
+            model.mask_table = np.asarray(facts["mask_table"], dtype=bool)
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise CheckpointError(f"{source}: corrupted manifest ({error!r})") from error
+        model.obs_names = tuple(manifest["obs_names"])
+        model.metadata = dict(metadata)
+        model.n_actions, model.noop_action = facts["n_actions"], facts["noop_action"]
+        model.max_episode_steps = facts["max_episode_steps"]
+        model._check_restored(source)
         files = {name: checkpoint_file(checkpoint, name) for name in cls.parameter_files()}
         model.restore_parameters(config, files, folder)
         if START_STATES in checkpoint.files:
-            model.start_states = array_from_bytes(
-                checkpoint.files[START_STATES], folder / START_STATES
-            )
+            starts = array_from_bytes(checkpoint.files[START_STATES], folder / START_STATES)
+            d = len(model.obs_names)
+            if starts.ndim != 2 or starts.shape[1] != d or starts.dtype.kind != "f":
+                raise CheckpointError(
+                    f"{folder / START_STATES}: corrupted (start states of shape {starts.shape} "
+                    f"and dtype {starts.dtype}, expected (N, {d}) floats)"
+                )
+            model.start_states = starts
         return model
+
+    def _check_restored(self, source: Path) -> None:
+        """Raise :class:`CheckpointError` unless the restored facts agree with each other."""
+        schema, d, table = self._fitted_schema(), len(self.obs_names), self.mask_table
+        checks = [
+            (self.obs_names == schema.obs_names, "obs_names",
+             f"{d} names, not the schema's {len(schema.obs_names)}"),
+            (schema.low.shape == schema.high.shape == (d,), "schema",
+             f"bounds of shapes {schema.low.shape} and {schema.high.shape} for {d} names"),
+            (self.n_actions >= 1, "simulator.n_actions", f"{self.n_actions}, below 1"),
+            (table.ndim == 2 and len(table) > 0 and table.shape[1] == self.n_actions,
+             "simulator.mask_table", f"of shape {table.shape}, not (K, {self.n_actions})"),
+            (self.noop_action is None or 0 <= self.noop_action < self.n_actions,
+             "simulator.noop_action", f"{self.noop_action}, not an action"),
+            (self.max_episode_steps >= 1, "simulator.max_episode_steps",
+             f"{self.max_episode_steps}, below 1"),
+        ]  # fmt: skip
+        for holds, field, problem in checks:
+            if not holds:
+                raise CheckpointError(f"{source}: corrupted (field {field!r} is {problem})")
 
     # ------------------------------------------------------------------ helpers
 

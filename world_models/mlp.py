@@ -32,10 +32,11 @@ from tqdm.auto import tqdm
 
 from assembly_gym.core.device import resolve_device
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import checked_field
 from assembly_gym.core.tensorboard import summary_writer
 from assembly_gym.core.transitions import Transitions
 from assembly_gym.world_models.base import register_world_model
-from assembly_gym.world_models.checkpoint import load_torch_weights
+from assembly_gym.world_models.checkpoint import MANIFEST, load_torch_weights
 from assembly_gym.world_models.heads import HeadModel, HeadOutputs
 from assembly_gym.world_models.schema import Cumulative, RowCumulative
 
@@ -541,18 +542,28 @@ class MLPEnsemble(HeadModel):
         self, config: dict[str, Any], files: dict[str, bytes], source: Path
     ) -> None:
         """Rebuild the network from :meth:`export_parameters` output."""
+        manifest, problem, number = source / MANIFEST, "corrupted config", (int, float)
+        for key in ("members", "batch_size", "epoch_rows", "max_epochs", "patience"):
+            setattr(self, key, checked_field(config, key, int, manifest, problem=problem))
+        for key in ("dropout", "weight_decay", "learning_rate"):
+            setattr(self, key, checked_field(config, key, number, manifest, problem=problem))
+        self.hidden = tuple(checked_field(config, "hidden", list, manifest, items=int,
+                                          problem=problem))  # fmt: skip
+        self.history = checked_field(config, "history", list, manifest, default=[], problem=problem)
+        vectors = {key: checked_field(config, key, list, manifest, items=number, problem=problem)
+                   for key in ("obs_mean", "obs_scale", "temperatures")}  # fmt: skip
+        for key in ("obs_mean", "obs_scale"):
+            if len(vectors[key]) != len(self.obs_names):
+                raise CheckpointError(
+                    f"{manifest}: {problem} (field {key!r} has "
+                    f"{len(vectors[key])} values, not {len(self.obs_names)})"
+                )
+        self._obs_mean = np.asarray(vectors["obs_mean"], dtype=np.float32)
+        self._obs_scale = np.asarray(vectors["obs_scale"], dtype=np.float32)
+        self._temperatures = torch.tensor(vectors["temperatures"], dtype=torch.float32)
         try:
-            for key in ("members", "batch_size", "epoch_rows", "max_epochs", "patience"):
-                setattr(self, key, int(config[key]))
-            for key in ("dropout", "weight_decay", "learning_rate"):
-                setattr(self, key, float(config[key]))
-            self.hidden = tuple(int(h) for h in config["hidden"])
-            self.history = list(config.get("history", []))
-            self._obs_mean = np.asarray(config["obs_mean"], dtype=np.float32)
-            self._obs_scale = np.asarray(config["obs_scale"], dtype=np.float32)
-            self._temperatures = torch.tensor(config["temperatures"], dtype=torch.float32)
             net = _EnsembleNet(self.members, self._sizes(), torch.Generator().manual_seed(0))
-        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        except (ValueError, RuntimeError) as error:
             raise CheckpointError(f"{source}: cannot restore the ensemble ({error})") from error
         load_torch_weights(net, files[_WEIGHTS], source / _WEIGHTS)  # onto the CPU
         net.eval()

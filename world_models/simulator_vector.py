@@ -1,9 +1,10 @@
 """Native vectorised ``Simulator-v0``: N simulated episodes, one model call per vector step.
 
 :class:`SimulatorVectorEnv` is a :class:`~assembly_gym.envs.batched.BatchedEnv` (the autoreset
-rules, seeding checks and batched infos of every native vector env); docs/world_models.md,
-section "The vector Simulator-v0", says how its one generator serves the batch. The masks
-and stages the infos report are kept for the next step's checks, not worked out again.
+rules, seeding checks and batched infos of every native vector env). As in every native
+vector env, sub-env i starts as the single env seeded ``seed + i``; one generator (sub-env
+0's) draws the batch's steps (docs/world_models.md, section "The vector Simulator-v0"). The
+masks and stages the infos report are kept for the next step's checks, not worked out again.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 
 from assembly_gym.core.errors import InvalidActionError
 from assembly_gym.core.rewards import batch_rewards
@@ -62,7 +62,6 @@ class SimulatorVectorEnv(BatchedEnv):
         if callable(move):
             move(device)
         self._staged = env.stages is not None  # infos with stage keys
-        self.np_random = seeding.np_random(None)[0]
         self._obs = np.zeros((num_envs, len(self.layout)), dtype=np.float32)
         self._steps = np.zeros(num_envs, dtype=np.int64)
         self._valid = np.zeros((num_envs, env.action_space.n), dtype=bool)  # masks now
@@ -79,26 +78,21 @@ class SimulatorVectorEnv(BatchedEnv):
         return self.env.reset_options(options)
 
     def _seed(self, seed: int | Sequence[int | None] | None) -> None:
-        """Seed the batch's one generator with ``seed``; None keeps it.
+        """Sub-env generators as every native vector env's (``seed + i``; None keeps them).
 
-        A sequence (one seed per sub-env, as SB3 passes them) seeds it with its first entry.
+        Sub-env 0's also draws every step of the batch (:attr:`np_random`).
         """
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} sub-envs")
-            seed = seeds[0]
-        if seed is not None:
-            self.np_random = seeding.np_random(int(seed))[0]
+        super()._seed(seed)
+        self.np_random = self._rngs[0]
 
     def _start(self, envs: np.ndarray) -> None:
-        """New episodes in the sub-envs ``envs``: start states drawn as the single env does."""
+        """New episodes in the sub-envs ``envs``, each start drawn as the single env's reset."""
         start = self._options.get("start_state")
         if start is not None:
             self._obs[envs] = start
         else:
             starts = self.env.start_states
-            self._obs[envs] = starts[self.np_random.integers(len(starts), size=len(envs))]
+            self._obs[envs] = starts[[self._rngs[i].integers(len(starts)) for i in envs]]
         self._steps[envs] = 0
         self._valid[envs] = self.env.masks_of(self._obs[envs])
         if self._staged:

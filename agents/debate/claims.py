@@ -4,23 +4,28 @@ The stdin/stdout JSON protocol (``assembly-gym-debate-claims/1``), how a claim b
 distribution and when a batch becomes a :class:`BatchError`: see docs/debate.md, section
 "The claim-command hook". A claim without ``relevance`` has its strength as relevance.
 
-Each call runs in a process group of its own (POSIX), which is killed when the call ends,
-whichever way: on a timeout, on too much output, and after a normal exit, so no process the
-command started outlives its batch. A call that prints more than :data:`MAX_OUTPUT_BYTES` on
-stdout stops the whole run with a :class:`ClaimModelError`.
+Each call runs in a session of its own, its environment marked with a token of the call;
+when the call ends, whichever way (a timeout, too much output, a normal exit), its process
+group is killed and, on Linux, every process that carries the token or descends from one
+that does (found in /proc, a grandchild that left the group with ``setsid()`` or was
+orphaned included), so no process the command started outlives its batch. A call that
+prints more than :data:`MAX_OUTPUT_BYTES` on stdout stops the whole run with a
+:class:`ClaimModelError`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import reprlib
+import secrets
 import select
 import selectors
 import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +52,7 @@ MAX_OUTPUT_BYTES = 16 * 2**20
 """The most a claim command may print on stdout for one batch (16 MiB); more stops the run."""
 
 _STDERR_TAIL = 64 * 2**10  # bytes of stderr kept (its last line is reported)
+_CALL_TOKEN = "ASSEMBLY_GYM_CLAIM_CALL"  # the environment variable that marks a call's processes
 
 
 class ClaimModelError(AssemblyGymError, RuntimeError):
@@ -216,11 +222,17 @@ class ClaimModel:
         return ClaimReport(claims, answered, tuple(errors), len(starts))
 
     def _run(self, request: dict[str, Any]) -> Any:
-        """Run the command on one request in a process group of its own; its parsed answer."""
+        """Run the command on one request in a session of its own; its parsed answer."""
+        token = secrets.token_hex(16)
         try:
             pipe = subprocess.PIPE
             process = subprocess.Popen(
-                self.command, stdin=pipe, stdout=pipe, stderr=pipe, start_new_session=True
+                self.command,
+                stdin=pipe,
+                stdout=pipe,
+                stderr=pipe,
+                start_new_session=True,
+                env={**os.environ, _CALL_TOKEN: token},
             )
         except OSError as error:
             raise ClaimModelError(
@@ -230,14 +242,14 @@ class ClaimModel:
             try:
                 stdout, stderr = self._exchange(process, json.dumps(request).encode())
             finally:
-                _kill_group(process)
+                _kill_call(process, token)
         if process.returncode != 0:
             lines = stderr.decode(errors="replace").strip().splitlines()
             detail = lines[-1] if lines else "no error output"
             raise _BadAnswer(f"command exited with code {process.returncode}: {detail}")
         try:
             return json.loads(stdout)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        except (ValueError, RecursionError) as error:  # bad JSON or UTF-8, too deep, huge ints
             raise _BadAnswer(f"command did not print valid JSON ({error})") from error
 
     def _exchange(self, process: subprocess.Popen[bytes], request: bytes) -> tuple[bytes, bytes]:
@@ -303,12 +315,12 @@ class ClaimModel:
             where = f"claims[{position}]"
             if not isinstance(claim, dict):
                 raise _BadAnswer(f"{where} is not an object")
-            if claim.get("id") not in rows:
+            if not _names(claim.get("id"), rows):
                 raise _BadAnswer(f"{where}: field 'id' names no observation of this batch")
-            if claim.get("tendency") not in tendencies:
+            if not _names(claim.get("tendency"), tendencies):
                 raise _BadAnswer(f"{where}: field 'tendency' names no tendency")
             action = claim.get("action")
-            if action is not None and action not in actions:
+            if action is not None and not _names(action, actions):
                 raise _BadAnswer(f"{where}: field 'action' must be null or one of {list(actions)}")
             strength = _unit(claim.get("strength"), where, "strength")
             given = claim.get("relevance", strength)
@@ -325,16 +337,66 @@ class ClaimModel:
         return batch_probs, batch_relevance
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill the command's process group (whatever it still runs) and reap the command."""
+def _kill_call(process: subprocess.Popen[bytes], token: str) -> None:
+    """Kill every process of a call, then reap the command.
+
+    First its process group; then, where /proc lists processes (Linux), each process marked
+    with the call's ``token`` or descended from one, round after round until none is left
+    (a process forked while the others are killed is found in the next round).
+    """
+    _send_kill(os.killpg, process.pid)
+    mark = f"{_CALL_TOKEN}={token}".encode()
+    for _ in range(100):  # bounded: a process stuck in the kernel may outlast SIGKILL a while
+        left = _marked_processes(mark)
+        if not left:
+            break
+        for pid in left:
+            _send_kill(os.kill, pid)
+    process.wait()
+
+
+def _send_kill(kill: Callable[[int, int], None], pid: int) -> None:
+    """SIGKILL a process (``os.kill``) or a process group (``os.killpg``) that may be gone."""
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        kill(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):  # gone (macOS: only zombies left)
         pass
-    process.wait()
+
+
+def _marked_processes(mark: bytes) -> set[int]:
+    """Running processes whose environment holds ``mark``, and their descendants (Linux)."""
+    if not os.path.isdir("/proc/self"):
+        return set()
+    children: dict[int, list[int]] = {}
+    marked = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                if mark in environ.read().split(b"\0"):  # a zombie's is empty
+                    marked.append(int(entry.name))
+        except OSError:  # ended meanwhile, or another user's
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(marked), marked
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _names(value: Any, known: dict[str, int]) -> bool:
+    """Whether a field's value is one of the names in ``known`` (any other JSON value is not)."""
+    return isinstance(value, str) and value in known
 
 
 def _unit(value: Any, where: str, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-        raise _BadAnswer(f"{where}: field '{name}' must be a number in [0, 1], got {value!r}")
+        shown = reprlib.repr(value)  # bounded, however large or deep the value
+        raise _BadAnswer(f"{where}: field '{name}' must be a number in [0, 1], got {shown}")
     return float(value)

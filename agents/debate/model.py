@@ -148,6 +148,7 @@ class DebateModel:
                 checked_field(agent, key, types, path, problem=problem)
         observations = checked_field(document, "observations", dict, path, problem=problem)
         history = checked_field(document, "history", (dict, type(None)), path, problem=problem)
+        trained = None if history is None else TrainHistory.from_dict(history, source=path)
         planted = checked_field(document, "planted", (dict, type(None)), path,
                                 items=(int, float), default=None, problem=problem)  # fmt: skip
         try:
@@ -161,7 +162,7 @@ class DebateModel:
                 name,
                 agents,
                 Observations.from_dict(observations),
-                history=None if history is None else TrainHistory.from_dict(history),
+                history=trained,
                 planted=planted,
             )
         # AttributeError: a nested field of the wrong type (a number where a list belongs).

@@ -10,7 +10,7 @@ ones back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -23,6 +23,7 @@ from assembly_gym.agents.debate.forecast import ClaimProfiles
 from assembly_gym.agents.debate.observations import Observations
 from assembly_gym.agents.debate.tendencies import AnyTendency, TendencyAgent, compute_claims
 from assembly_gym.agents.debate.validator import ValidationResult, Validator
+from assembly_gym.core.persist import dataclass_from_dict
 
 __all__ = ["DebateLogger", "DebateResult", "EpochMetrics", "TrainConfig", "TrainHistory", "Trainer"]
 
@@ -129,11 +130,6 @@ class EpochMetrics:
         """JSON-ready fields."""
         return asdict(self)
 
-    @classmethod
-    def from_dict(cls, payload: dict[str, Any]) -> EpochMetrics:
-        """Inverse of :meth:`to_dict`."""
-        return cls(**{f.name: payload[f.name] for f in fields(cls)})
-
 
 @dataclass(frozen=True)
 class TrainHistory:
@@ -169,17 +165,14 @@ class TrainHistory:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, payload: dict[str, Any]) -> TrainHistory:
-        """Inverse of :meth:`to_dict` (the claim fields take their defaults where absent)."""
-        return cls(
-            **{
-                **payload,
-                "metrics": tuple(EpochMetrics.from_dict(m) for m in payload["metrics"]),
-                "validation_results": tuple(
-                    ValidationResult.from_dict(v) for v in payload["validation_results"]
-                ),
-            }
-        )
+    def from_dict(cls, payload: dict[str, Any], *, source: object = None) -> TrainHistory:
+        """Inverse of :meth:`to_dict` (the claim fields take their defaults where absent).
+
+        Raises:
+            ValueError: a missing field or one of another type; with ``source`` (the file the
+                payload was read from), a CheckpointError naming it.
+        """
+        return dataclass_from_dict(cls, payload, what="history", source=source)
 
 
 @dataclass(frozen=True)

@@ -84,11 +84,6 @@ class ValidationResult:
         """JSON-ready fields."""
         return asdict(self)
 
-    @classmethod
-    def from_dict(cls, payload: dict[str, Any]) -> ValidationResult:
-        """Inverse of :meth:`to_dict`."""
-        return cls(**payload)
-
 
 class Validator:
     """Scores allocations on held-out claims (docs/debate.md, "Validation").

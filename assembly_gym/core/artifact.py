@@ -19,9 +19,8 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
-import tempfile
-import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -32,14 +31,13 @@ from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import (
     check_versioned_document,
     checked_field,
+    leftovers,
+    lock,
     mode_of,
+    remove_leftovers,
+    temporary_sibling,
     write_synced,
 )
-
-if sys.platform == "win32":  # no advisory locks: leftovers are not cleaned up
-    fcntl = None
-else:
-    import fcntl
 
 __all__ = [
     "Artifact",
@@ -49,9 +47,9 @@ __all__ = [
     "write_artifact",
 ]
 
-_LEFTOVER_AGE_S = 10.0  # a temporary sibling younger than this may still be taking its lock
 _RESERVED = ("kind", "format_version", "artifact_id", "files")  # manifest fields of every artifact
 _READ_ATTEMPTS = 5  # reads repeated when concurrent saves swap the folder mid-read
+_OLD = "old"  # the old folder's name inside the folder aside of a save without exchange
 
 
 @dataclass(frozen=True)
@@ -80,11 +78,13 @@ def check_destination(path: str | Path, *, manifest: str, kind: str) -> Path:
     or a folder holding an earlier artifact of the same kind and nothing else (it is replaced).
 
     Raises:
-        CheckpointError: ``path`` is a file, a folder of other files, a folder that holds files
-            besides its artifact, the current folder or one above it, under a file, or in a
-            folder this process may not write to.
+        CheckpointError: ``path`` is a file, a symbolic link, a folder of other files, a folder
+            that holds files besides its artifact, the current folder or one above it, under a
+            file, or in a folder this process may not write to.
     """
     path = Path(path)
+    if path.is_symlink():  # a save would replace the link, not the folder it points to
+        raise CheckpointError(f"{path}: is a symbolic link; name the folder it points to")
     if path.exists() and not path.is_dir():
         raise CheckpointError(f"{path}: exists and is not a folder")
     here = Path.cwd().resolve()
@@ -130,14 +130,14 @@ def _check_replaceable(folder: Path, manifest: str, kind: str) -> None:
 def _listing(folder: Path, manifest: str) -> tuple[set[str], bytes | None]:
     """The names in ``folder`` and its manifest's bytes, both of the same save."""
     for _attempt in range(_READ_ATTEMPTS):
-        before = _read_file(folder / manifest)
+        before = _read_file(folder, manifest)
         try:
             entries = set(os.listdir(folder))
         except FileNotFoundError:
             continue  # moved aside by a save without exchange
         except OSError as error:
             raise CheckpointError(f"{folder}: cannot read ({error.strerror or error})") from error
-        if _read_file(folder / manifest) == before:
+        if _read_file(folder, manifest) == before:
             return entries, before
     raise CheckpointError(f"{folder}: replaced again and again while being checked")
 
@@ -178,10 +178,11 @@ def write_artifact(
     clashes = [key for key in _RESERVED if key in payload]
     if clashes:
         raise ValueError(f"the payload may not set the manifest's own fields {clashes}")
+    _restore(Path(os.path.abspath(folder)))
     folder = Path(os.path.abspath(check_destination(folder, manifest=manifest, kind=kind)))
     artifact_id = artifact_id or new_artifact_id()
     folder.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(folder)
+    remove_leftovers(folder)
     with _staging_folder(folder) as staging:
         for name, data in files.items():
             write_synced(staging / name, data, mode_of(folder / name, 0o666))
@@ -215,13 +216,17 @@ def read_artifact(folder: str | Path, *, manifest: str, kind: str, version: int)
     """Read a folder written by :func:`write_artifact`, checking every file's size and checksum.
 
     The manifest (file name ``manifest``) must have this ``kind`` and ``format_version``. A
-    save that swaps the folder while it is being read is detected and the read repeated.
+    save that swaps the folder while it is being read is detected and the read repeated. Inside
+    the folder only plain files and folders are read, never a symbolic link (``folder`` itself
+    may be one).
 
     Raises:
         CheckpointError: no such folder, a missing, corrupted or foreign manifest or file, a
-            file that belongs to another save, another kind or another format version.
+            symbolic link or special file, a file that belongs to another save, another kind or
+            another format version.
     """
     folder = Path(folder)
+    _restore(folder)
     for _attempt in range(_READ_ATTEMPTS):
         try:
             return _read_once(folder, manifest, kind, version)
@@ -237,7 +242,7 @@ class _SwappedWhileReading(Exception):
 def _read_once(folder: Path, manifest: str, kind: str, version: int) -> Artifact:
     if not folder.is_dir():
         raise CheckpointError(f"{folder}: no saved {kind!r} here (folder not found)")
-    data = _read_file(folder / manifest)
+    data = _read_file(folder, manifest)
     if data is None:
         if not folder.is_dir():  # moved aside by a save without exchange
             raise _SwappedWhileReading
@@ -245,9 +250,9 @@ def _read_once(folder: Path, manifest: str, kind: str, version: int) -> Artifact
     document = _decode_manifest(folder / manifest, data, kind, version)
     contents: dict[str, bytes] = {}
     for name, entry in document["files"].items():
-        content = _read_file(folder / name, entry["size"])
+        content = _read_file(folder, name, entry["size"])
         if content is None or _listed(content) != entry:
-            if _read_file(folder / manifest) != data:
+            if _read_file(folder, manifest) != data:
                 raise _SwappedWhileReading
             if content is None:
                 raise CheckpointError(f"{folder / name}: file not found (the save is incomplete)")
@@ -278,60 +283,44 @@ def _decode_manifest(path: Path, data: bytes, kind: str, version: int) -> dict[s
     return document
 
 
-def _read_file(path: Path, size: int | None = None) -> bytes | None:
-    """A file's bytes (at most ``size`` + 1 of them, when given), None when it is missing."""
+def _read_file(folder: Path, name: str, size: int | None = None) -> bytes | None:
+    """The bytes of the file ``name`` in ``folder`` (at most ``size`` + 1, when given), or None.
+
+    Raises:
+        CheckpointError: the file, or a folder on its way from ``folder``, is a symbolic link or
+            not a plain file or folder; the file cannot be read (None: it is missing).
+    """
+    parts = name.split("/")
+    path = folder
     try:
-        with open(path, "rb") as file:
+        for depth, part in enumerate(parts, start=1):
+            path = path / part
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) if depth == len(parts)
+                                          else stat.S_ISDIR(mode)):  # fmt: skip
+                what = "a symbolic link" if stat.S_ISLNK(mode) else "not a plain file or folder"
+                raise CheckpointError(f"{path}: {what}; an artifact is read from plain files only")
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        with os.fdopen(os.open(path, flags), "rb") as file:
             return file.read(-1 if size is None else size + 1)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as error:  # no permission, a folder where a file belongs
+    except OSError as error:  # no permission
         raise CheckpointError(f"{path}: cannot read ({error.strerror or error})") from error
 
 
 @contextlib.contextmanager
 def _staging_folder(folder: Path) -> Iterator[Path]:
-    """A locked temporary sibling of ``folder``, deleted on exit (it then holds the old save)."""
-    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
-    lock = _lock(staging)
+    """A new locked temporary sibling of ``folder``, deleted on exit."""
+    staging = temporary_sibling(folder)
+    staging.mkdir(mode=0o700)
+    descriptor = lock(staging)
     try:
         yield staging
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-        if lock is not None:
-            os.close(lock)
-
-
-def _lock(path: Path) -> int | None:
-    """Hold an exclusive advisory lock on a folder (released when the process dies)."""
-    if sys.platform == "win32":
-        return None
-    descriptor = os.open(path, os.O_RDONLY)
-    fcntl.flock(descriptor, fcntl.LOCK_EX)
-    return descriptor
-
-
-def _remove_leftovers(folder: Path) -> None:
-    """Delete temporary siblings of ``folder`` left by saves that were killed."""
-    if sys.platform == "win32":
-        return
-    prefix = f".{folder.name}."
-    for leftover in folder.parent.iterdir():
-        if not (leftover.name.startswith(prefix) and leftover.name.endswith(".tmp")):
-            continue
-        try:
-            if time.time() - leftover.lstat().st_mtime < _LEFTOVER_AGE_S:
-                continue
-            descriptor = os.open(leftover, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        except OSError:
-            continue
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            continue  # a live save holds it
-        finally:
+        if descriptor is not None:
             os.close(descriptor)
-        shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -349,22 +338,37 @@ def _fsync_folder(folder: Path) -> None:
 
 
 def _swap_in(staging: Path, folder: Path) -> None:
-    """Put ``staging`` at ``folder``; afterwards ``staging`` holds the old folder (or nothing)."""
+    """Put ``staging`` at ``folder``; afterwards ``staging`` holds the old folder or nothing."""
     if not os.path.lexists(folder):
         try:
             os.rename(staging, folder)
-            staging.mkdir()  # the caller deletes it
             return
         except OSError as error:
             if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
                 raise
     if _exchange(staging, folder):
         return
-    # No atomic exchange here: move the old folder aside, then the new one in.
-    aside = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
-    os.rename(folder, aside / "old")
-    os.rename(staging, folder)
-    os.rename(aside, staging)
+    # No atomic exchange: the old folder goes into a locked folder aside, then the new one in.
+    # Killed between the two, the save leaves no folder: the next read or save restores it.
+    with _staging_folder(folder) as aside:
+        os.rename(folder, aside / _OLD)
+        try:
+            os.rename(staging, folder)
+        except BaseException:
+            os.rename(aside / _OLD, folder)
+            raise
+
+
+def _restore(folder: Path) -> None:
+    """Put back the old folder that a save without exchange, killed mid-swap, left aside."""
+    if os.path.lexists(folder):
+        return
+    for leftover in leftovers(folder, min_age_s=0):  # a live save holds its lock
+        try:
+            os.rename(leftover / _OLD, folder)
+            return
+        except OSError:
+            continue
 
 
 def _exchange(first: Path, second: Path) -> bool:

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +31,7 @@ from typing import Any
 
 from assembly_gym.core.artifact import check_destination
 from assembly_gym.core.errors import CheckpointError
-from assembly_gym.core.persist import checked_field, read_versioned_json
+from assembly_gym.core.persist import check_output_file, checked_field, read_versioned_json
 
 __all__ = [
     "FLAGS_KIND",
@@ -46,6 +46,7 @@ __all__ = [
     "UNIT_INTERVAL",
     "ArtifactFolder",
     "Number",
+    "OutputFile",
     "add_config_flag",
     "check_logs_outside",
     "config_defaults",
@@ -136,6 +137,8 @@ def session_range(text: str) -> tuple[int, int]:
     if not match:
         raise argparse.ArgumentTypeError(f"expected A-B (e.g. 1-60), got {text!r}")
     first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+    if first < 1:
+        raise argparse.ArgumentTypeError(f"expected sessions ≥ 1 (the first is 1), got {text!r}")
     if first > last:
         raise argparse.ArgumentTypeError(f"first session {first} is after last session {last}")
     return first, last
@@ -147,7 +150,8 @@ class ArtifactFolder:
 
     Accepted: a new path, an empty folder, or a folder holding an earlier artifact of the same
     kind (it is replaced); refused: a file, a folder of other files, a path under a file, a
-    folder this process may not write in (:func:`~assembly_gym.core.artifact.check_destination`).
+    folder this process may not write in (:func:`~assembly_gym.core.artifact.check_destination`),
+    or beside which it cannot create a file (the save writes the new artifact there first).
     """
 
     manifest: str
@@ -156,18 +160,36 @@ class ArtifactFolder:
     def __call__(self, text: str) -> Path:
         """The folder, if the artifact may be saved there."""
         try:
-            return check_destination(text, manifest=self.manifest, kind=self.kind)
+            path = check_destination(text, manifest=self.manifest, kind=self.kind)
         except CheckpointError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+        _check_writable(path, path.parent)
+        return path
 
 
-def output_file(text: str) -> Path:
-    """A file to write (replaced if it exists): not a folder, and under a writable folder."""
-    path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path}: is a folder; name a file")
-    _check_writable(path, path.parent)
-    return path
+@dataclass(frozen=True)
+class OutputFile:
+    """A file to write, under a writable folder: a new path or an earlier output (replaced).
+
+    An earlier output begins with ``header``; any other file may be a user's and is refused, as
+    is every file when there is no ``header``
+    (:func:`~assembly_gym.core.persist.check_output_file`).
+    """
+
+    header: bytes | None = None
+
+    def __call__(self, text: str) -> Path:
+        """The file, if the output may be written there."""
+        try:
+            path = check_output_file(text, header=self.header)
+        except CheckpointError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        _check_writable(path, path.parent)
+        return path
+
+
+output_file = OutputFile()
+"""A file to write whose earlier outputs cannot be told apart from a user's: a new path only."""
 
 
 def output_folder(text: str) -> Path:
@@ -180,13 +202,21 @@ def output_folder(text: str) -> Path:
 
 
 def _check_writable(path: Path, folder: Path) -> None:
-    """Refuse ``path`` unless ``folder`` (or its nearest existing ancestor) is a writable folder."""
+    """Refuse ``path`` unless a file can be created in ``folder`` (or its nearest ancestor).
+
+    Tried, not inferred from permission bits: root passes ``os.access`` on a read-only file
+    system such as /sys, and a network file system may refuse what the bits allow. The file
+    has no name (``O_TMPFILE`` where the file system has it), so nothing is left behind.
+    """
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
         raise argparse.ArgumentTypeError(f"{path}: {folder} is a file, not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"{path}: no permission to write in {folder}")
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise argparse.ArgumentTypeError(f"{path}: cannot write in {folder}: {reason}") from None
 
 
 def check_logs_outside(logs: Path | None, out: Path) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assembly_gym.benchmarks.commands import flags
 from assembly_gym.benchmarks.commands.arguments import JOBS, ArtifactFolder
-from assembly_gym.benchmarks.options import RESULTS, SUITE_NAMES, SYNTHETIC_AGENTS, Options
+from assembly_gym.benchmarks.options import AGENTS, RESULTS, SUITE_NAMES, Options
 from assembly_gym.core.errors import AssemblyGymError
 
 if TYPE_CHECKING:  # imported where used: the suites import every learner, torch included
@@ -46,7 +46,7 @@ class Bench:
     )  # fmt: skip
     agents: tuple[str, ...] | None = flags.option(
         "run only these agents (names as in the table, quoted where they hold spaces); the "
-        f"synthetic suite's: {', '.join(SYNTHETIC_AGENTS)}; another suite refuses a name it "
+        f"synthetic suite's: {', '.join(AGENTS['synthetic'])}; another suite refuses a name it "
         "lacks and lists its own", metavar="AGENT",
     )  # fmt: skip
     out: Path | None = flags.out(
@@ -87,6 +87,15 @@ def _restricted(suite: Suite, names: tuple[str, ...] | None) -> Suite:
     return suite if names is None else replace(suite, agents=partial(_only, suite.agents, names))
 
 
+def _check_agents(wanted: tuple[str, ...], suite: str, available: Sequence[str]) -> None:
+    """Refuse the names of ``wanted`` that ``suite`` does not run, listing those it does."""
+    unknown = sorted(set(wanted) - set(available))
+    if unknown:
+        raise AssemblyGymError(
+            f"unknown agents {unknown} in suite {suite}; choose from {list(available)}"
+        )
+
+
 def _executor(args: argparse.Namespace) -> Executor:
     """The executor the flags ask for (Ray: connected now, before any work)."""
     from assembly_gym.benchmarks.executor import LocalExecutor
@@ -123,16 +132,14 @@ def run(args: argparse.Namespace) -> int:
             f"--folds cross-validates the {', '.join(FOLD_SUITES)} suite only, not "
             f"{', '.join(other)}: run those with their temporal split"
         )
+    if wanted:  # every name a suite may run, before any data is read
+        for name in names:
+            _check_agents(wanted, name, AGENTS[name])
     executor = _executor(args)
-    if wanted:  # every suite's names checked before the first suite runs
+    if wanted:  # those the data lets it run, before the first suite runs
         for name in names:
             task = build_task(SUITES[name], options)
-            available = [spec.name for spec in SUITES[name].agents(task, options)]
-            unknown = sorted(set(wanted) - set(available))
-            if unknown:
-                raise AssemblyGymError(
-                    f"unknown agents {unknown} in suite {name}; choose from {available}"
-                )
+            _check_agents(wanted, name, [spec.name for spec in SUITES[name].agents(task, options)])
     results = []
     runs: Sequence[int | None] = [options.fold]  # one run, or each fold of --folds K
     if options.folds is not None and options.fold is None:

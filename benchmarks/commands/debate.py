@@ -20,7 +20,7 @@ import numpy as np
 
 from assembly_gym.agents.debate import loggers
 from assembly_gym.agents.debate.claims import ClaimModel, ClaimModelError
-from assembly_gym.agents.debate.model import DebateModel, create_debate_model
+from assembly_gym.agents.debate.model import MODEL_KIND, DebateModel, create_debate_model
 from assembly_gym.agents.debate.observations import ABOUT, rollcall_observations
 from assembly_gym.agents.debate.plots import plot_allocations
 from assembly_gym.agents.debate.synthetic import synthetic_person
@@ -28,7 +28,7 @@ from assembly_gym.agents.debate.tendencies import PersonTendency
 from assembly_gym.agents.debate.trainer import DebateLogger, TrainConfig
 from assembly_gym.benchmarks.commands import arguments, flags
 from assembly_gym.core.errors import AssemblyGymError, DataError
-from assembly_gym.core.persist import atomic_write_text
+from assembly_gym.core.persist import atomic_write_text, json_header
 from assembly_gym.envs.legislative.sources import roll_call_data
 
 _TRAIN_FLAGS = {
@@ -66,7 +66,9 @@ class Train:
         "person's (default: the file's 'about' field, else state)", choices=ABOUT,
     )  # fmt: skip
     log_json: Path | None = flags.option(
-        "write the training log as JSON", type=arguments.output_file, metavar="FILE"
+        "write the training log as JSON (a new file or an earlier log)",
+        type=arguments.OutputFile(json_header(loggers.JSON_LOG_KIND)),
+        metavar="FILE",
     )
     tensorboard: Path | None = flags.option(
         "write TensorBoard scalars into this folder", type=arguments.output_folder, metavar="DIR"
@@ -91,7 +93,9 @@ class Train:
         "the held-out ones (and so assign their owners)", True, flags=("--no-claim-validation",),
     )  # fmt: skip
     quiet: bool = flags.quiet("no per-epoch console blocks")
-    out: Path = flags.out(arguments.output_file, "where to save the model", metavar="MODEL")
+    out: Path = flags.out(arguments.OutputFile(json_header(MODEL_KIND)),
+                          "where to save the model (a new file or an earlier model)",
+                          metavar="MODEL")  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,11 +148,11 @@ def _model(args: argparse.Namespace) -> DebateModel:
         return create_debate_model(args.name, args.observations, about=args.about)
     if args.about is not None:
         raise AssemblyGymError("--about applies to free-text observations (--observations FILE)")
+    if args.country is None and args.data is not None:
+        raise DataError(args.data, "say which country to model with --country NAME",
+                        field="country")  # fmt: skip
     data = roll_call_data(args.data)
     if args.country is None:
-        if args.data is not None:
-            raise DataError(data.source, "say which country to model with --country NAME",
-                            field="country")  # fmt: skip
         args.country = data.country_names[0]
     observations = rollcall_observations(data, args.country)
     country = data.country_names[data.country_index(args.country)]

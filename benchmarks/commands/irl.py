@@ -172,8 +172,9 @@ class Explain:
         type=arguments.output_file, metavar="FILE.png",
     )  # fmt: skip
     relative_to: str | None = flags.option(
-        "a linear model's weights: each action's minus this action's (default: no_action for "
-        "Deliberation-v0 models, whose reward is 0; 'none': the raw weights)", metavar="ACTION",
+        "the weights table of a linear model (--weights, or no --country): each action's minus "
+        "this action's (default: no_action for Deliberation-v0 models, whose reward is 0; "
+        "'none': the raw weights)", metavar="ACTION",
     )  # fmt: skip
     plots: Path | None = flags.option(
         "also write reward_heatmap.png of what describes each reward (the weights of a linear "
@@ -221,7 +222,10 @@ class Predict:
     sessions: tuple[int, int] | None = flags.sessions(
         "forecast the roll calls of sessions A to B inclusive (default: all)"
     )
-    out: Path = flags.out(arguments.output_file, "the CSV file to write", metavar="PREDICTIONS.csv")
+    out: Path = flags.out(
+        arguments.OutputFile(b"rcid,session,country_code,"),  # how run_predict's CSV begins
+        "the CSV file to write (a new file or earlier forecasts)", metavar="PREDICTIONS.csv",
+    )  # fmt: skip
     quiet: bool = flags.quiet("no progress bar")
 
 
@@ -429,13 +433,16 @@ def run_explain(args: argparse.Namespace) -> int:
         if given and not linear:
             raise DataError(flag, f"reads a linear model's weights; a {model.kind} model has "
                             "none (its effects: --country NAME)")  # fmt: skip
-    effects = args.country is not None and not args.weights
-    if isinstance(model, LinearRewardModel) and "effects" in model.info and not args.weights:
-        # a multi-step Deliberation-v0 model
+    deliberation = linear and "effects" in model.info and not args.weights  # multi-step
+    effects = (args.country is not None and not args.weights and not deliberation
+               and (report.has_decisions(model) or not linear))  # fmt: skip
+    if args.relative_to is not None and (deliberation or effects):
+        raise DataError("--relative-to", "applies to the weights table: add --weights")
+    if isinstance(model, LinearRewardModel) and deliberation:
         from assembly_gym.irl.explanation import deliberation_effects
 
         text, table = deliberation_effects(model, args.country)
-    elif effects and (report.has_decisions(model) or not linear):
+    elif effects:
         text, table = report.effects_text(model, args.country, args.top)
     elif isinstance(model, LinearRewardModel):
         text, table = report.weights_text(model, args.country, args.relative_to)

@@ -90,6 +90,10 @@ class Train:
         "LeWorldConfig.for_pointer_chasing(): phase 1 with the info request (--set "
         "phase1_request=false: without)"
     )
+    decoy_regions: int = flags.option(
+        "regions c describes that no step depends on (default 0; c grows to describe them): "
+        "a world where some SLMs are not needed, for the router to skip", 0, minimum=0,
+    )  # fmt: skip
     train_sequences: int | None = flags.option(
         "training sequences per epoch (default 1,000)", minimum=1
     )
@@ -188,6 +192,11 @@ def _fresh_run(args: argparse.Namespace) -> _Run:
             options["num_words"] = QUICK_POINTER_WORDS
     if args.num_words is not None:
         options["num_words"] = args.num_words
+    if args.decoy_regions:
+        plain = MemoryWorldConfig(**options)
+        described = plain.num_regions + args.decoy_regions
+        options.update(decoy_regions=args.decoy_regions,
+                       char_dim=max(plain.char_dim, described * plain.slot_width))  # fmt: skip
     if args.quick:
         config = config.quick()
     if args.train_sequences is not None:
@@ -210,8 +219,11 @@ def _resumed_run(folder: Path) -> _Run:
     extra = model.extra
     if extra.get("complete", True):
         raise CheckpointError(f"{folder}: its training finished, there is nothing to resume")
-    report = training.TrainingReport.from_dict(extra["report"], model.phase_states)
-    progress = training.Progress.from_counters(report, checkpoint_file(checkpoint, PROGRESS))
+    source = checkpoint.folder / MANIFEST
+    report = training.TrainingReport.from_dict(extra.get("report"), model.phase_states,
+                                               source=source)  # fmt: skip
+    progress = training.Progress.from_counters(report, checkpoint_file(checkpoint, PROGRESS),
+                                               source=checkpoint.folder / PROGRESS)  # fmt: skip
     world = MemoryWorld(model.world_config, memory=model.memory)
     return _Run(world, model.system.config, int(extra["data_seed"]),
                 tuple(extra["requested_phases"]), bool(extra["quick"]),
@@ -302,9 +314,10 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _world(config: MemoryWorldConfig) -> str:
-    """The world in a few words: ``medium, pointer chasing, random``."""
+    """The world in a few words: ``medium, pointer chasing, random`` or ``medium, 2 decoys, …``."""
     chasing = ", pointer chasing" if config.pointer_chasing else ""
-    return f"{config.difficulty}{chasing}, {config.population}"
+    decoys = f", {config.decoy_regions} decoys" if config.decoy_regions else ""
+    return f"{config.difficulty}{chasing}{decoys}, {config.population}"
 
 
 def _ablation(model: LeWorldModel, test: Episodes) -> str:

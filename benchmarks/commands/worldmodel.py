@@ -22,6 +22,7 @@ import numpy as np
 
 from assembly_gym.benchmarks.commands import arguments, flags
 from assembly_gym.core.errors import CheckpointError, DataError
+from assembly_gym.core.persist import checked_field
 from assembly_gym.core.transitions import Transitions
 from assembly_gym.envs.legislative.documents.loading import data_kind, load_trajectories
 from assembly_gym.envs.legislative.sources import LAST_TRAIN_SESSION
@@ -168,22 +169,25 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Rebuild the model's test split (or another data set's) and print the table."""
-    manifest = read_manifest(args.model_dir)
-    metadata = manifest.get("metadata", {})
+    manifest, source = read_manifest(args.model_dir), Path(args.model_dir) / MANIFEST
+    metadata = checked_field(manifest, "metadata", dict, source, default={})
     if "env" not in metadata or "split" not in metadata:
         raise CheckpointError(
             f"{args.model_dir}: the model has no record of its env and split (it was not "
             "trained by `assembly-gym worldmodel train`); evaluate it with "
             "assembly_gym.world_models.evaluate_world_model"
         )
-    data = args.data or metadata.get("data", _SYNTHETIC)
+    checked_field(metadata, "env", str, source)
+    split = checked_field(metadata, "split", dict, source)
+    checked_field(split, "last_train_session", (int, type(None)), source)
+    checked_field(split, "seed", int, source)
+    data = args.data or checked_field(metadata, "data", str, source, default=_SYNTHETIC)
     spec = _data_spec(data, metadata["env"])
     transitions = env_transitions(metadata["env"], spec, progress=not args.quiet)
     model = load_world_model(args.model_dir, layout=transitions.obs_names)
     move = getattr(model, "to", None)
     if callable(move):  # a torch model: predict on the device
         move(args.device)
-    split = metadata["split"]
     _, _, test = _split(transitions, split)
     result = evaluate_world_model(model, test, seed=args.seed)
     last = split["last_train_session"]

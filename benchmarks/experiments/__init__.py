@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, TextIO
 from threadpoolctl import threadpool_limits
 
 from assembly_gym.benchmarks.cli import Parser
-from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, THREADS, output_file
+from assembly_gym.benchmarks.commands.arguments import POSITIVE_INT, SEED, THREADS, OutputFile
 from assembly_gym.core.errors import AssemblyGymError
 from assembly_gym.core.paths import real_data_missing, unvotes_dir
 from assembly_gym.core.persist import atomic_write_text
@@ -55,6 +55,10 @@ __all__ = [
 
 EXPERIMENTS: tuple[str, ...] = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)))
 """The experiments' names: the modules of this package."""
+
+REPORT_HEADER = "<!-- assembly-gym experiment report -->\n"
+"""The first line of every ``--out`` report (invisible in rendered Markdown): a file that
+begins with it is an earlier report and may be replaced; any other file is refused."""
 
 
 def load(name: str) -> ModuleType:
@@ -100,10 +104,11 @@ def build_parser(name: str) -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--out",
-        type=output_file,
+        type=OutputFile(REPORT_HEADER.encode()),
         default=None,
         metavar="FILE",
-        help="also write its report to FILE (replaced once the run is done)",
+        help="also write its report to FILE (a new file or an earlier report, written once the "
+        "run is done)",
     )
     common.add_argument("--quiet", action="store_true", help="no progress bars")
     module.add_arguments(parser)
@@ -198,4 +203,4 @@ def _report(out: Path | None) -> Iterator[None]:
     report = io.StringIO()
     with contextlib.redirect_stdout(_Tee(sys.stdout, report)):
         yield
-    atomic_write_text(out, report.getvalue())
+    atomic_write_text(out, REPORT_HEADER + report.getvalue())

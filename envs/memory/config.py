@@ -59,6 +59,10 @@ class MemoryWorldConfig:
             next depends on what was read, not only on c and t (replaces ``hopping``; needs
             a power-of-two number of pages and ``word_size ≥ page_bits``). Regions then
             carry their pages at every step: shape (…, K, 3 + T).
+        decoy_regions: regions that c describes like the relevant ones but that no step
+            depends on (drawn after them; 0: none). A model that reads every described
+            region wastes those reads: LeWorld's router should learn to skip them
+            (docs/leworld.md, "Routing"). Not with ``pointer_chasing``.
     """
 
     difficulty: str = "medium"
@@ -80,6 +84,7 @@ class MemoryWorldConfig:
     region_alignment: int = 16
     initial_std: float = 0.5
     pointer_chasing: bool = False
+    decoy_regions: int = 0
 
     def __post_init__(self) -> None:
         if self.difficulty not in DIFFICULTIES:
@@ -129,10 +134,15 @@ class MemoryWorldConfig:
                 f"{self.page_bits} (the page bits), got {self.num_pages} pages and "
                 f"word_size {self.word_size}"
             )
-        if self.char_dim < self.num_regions * self.slot_width:
+        if self.decoy_regions < 0 or (self.decoy_regions and self.pointer_chasing):
             raise ValueError(
-                f"char_dim must be at least {self.num_regions * self.slot_width} to describe "
-                f"{self.num_regions} region(s) of {self.slot_width} values each, "
+                f"decoy_regions must be non-negative and 0 with pointer_chasing, "
+                f"got {self.decoy_regions}"
+            )
+        if self.char_dim < self.described_regions * self.slot_width:
+            raise ValueError(
+                f"char_dim must be at least {self.described_regions * self.slot_width} to "
+                f"describe {self.described_regions} region(s) of {self.slot_width} values each, "
                 f"got {self.char_dim}"
             )
 
@@ -140,6 +150,11 @@ class MemoryWorldConfig:
     def num_regions(self) -> int:
         """K, the relevant regions per episode."""
         return DIFFICULTIES[self.difficulty]
+
+    @property
+    def described_regions(self) -> int:
+        """Regions c describes: the K relevant ones, then the decoys."""
+        return self.num_regions + self.decoy_regions
 
     @property
     def num_pages(self) -> int:
@@ -209,16 +224,17 @@ class MemoryWorldConfig:
         return route.expand(*shape, route.shape[-1]).gather(-1, index).squeeze(-1)
 
     def windows(self, regions: np.ndarray, step: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
-        """Start and length of the relevant windows at a step.
+        """Start and length of the relevant windows at a step (decoys left out).
 
         Args:
-            regions: (…, K, 3) page, offset, length at step 0 (…, K, 3 + T with
+            regions: (…, K + decoys, 3) page, offset, length at step 0 (…, K, 3 + T with
                 ``pointer_chasing``: :meth:`region_pages`).
             step: t, broadcast against regions[..., 0].
 
         Returns:
             (starts, lengths), each shape (…, K) int64.
         """
+        regions = regions[..., : self.num_regions, :]
         pages = self.region_pages(regions, np.asarray(step)[..., None])
         return join_address(pages, regions[..., 1]), regions[..., 2]
 
@@ -230,7 +246,7 @@ class MemoryWorldConfig:
         Args:
             starts: first word of each read, shape (…,).
             lengths: words of each read, shape (…,).
-            regions: (…, K, 3) regions of the episode of each read.
+            regions: (…, K + decoys, 3) regions of the episode of each read.
             step: t of each read, broadcast against ``starts``.
 
         Returns:

@@ -48,9 +48,10 @@ class Episodes:
 
     Attributes:
         c: characteristics, shape (n, char_dim) float32.
-        regions: page, offset and length of each relevant region at step 0, shape
-            (n, K, 3) int64; with ``pointer_chasing`` (n, K, 3 + T), the page of each step
-            after them (:meth:`MemoryWorldConfig.region_pages`).
+        regions: page, offset and length of each region c describes at step 0 (the K
+            relevant ones, then the decoys), shape (n, K + decoys, 3) int64; with
+            ``pointer_chasing`` (n, K, 3 + T), the page of each step after them
+            (:meth:`MemoryWorldConfig.region_pages`).
         states: s_0 … s_T, shape (n, T + 1, state_dim) float32.
         memory_terms: seed_t of every step, shape (n, T, state_dim) float32.
         noise: ε_t of every step, shape (n, T, state_dim) float32.
@@ -173,7 +174,7 @@ class MemoryWorld:
         return self._describe(regions, self._draw_free(len(regions), rng))
 
     def sample_regions(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """K regions for each of n episodes, shape (n, K, 3): page, offset, length.
+        """Regions for each of n episodes, shape (n, K + decoys, 3): page, offset, length.
 
         With ``pointer_chasing`` shape (n, K, 3 + T): then the page of every step.
         """
@@ -182,9 +183,9 @@ class MemoryWorld:
     def _draw_regions(
         self, n: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pages, length levels and offset uniforms of n episodes' regions, each (n, K)."""
+        """Pages, length levels and offset uniforms of n episodes' regions, decoys included."""
         cfg = self.config
-        k, align = cfg.num_regions, cfg.region_alignment
+        k, align = cfg.described_regions, cfg.region_alignment
         pages = rng.integers(0, cfg.num_pages, size=(n, k))
         n_lengths = (cfg.max_region_length - cfg.min_region_length) // align + 1
         return pages, rng.integers(0, n_lengths, size=(n, k)), rng.random((n, k))
@@ -273,7 +274,8 @@ class MemoryWorld:
         if half_words is None:
             each = [self._drawn(1, rng) for rng in rngs]
             return tuple(np.concatenate(draws) for draws in zip(*each, strict=True))
-        sizes = (2 * cfg.num_regions + cfg.char_dim, (cfg.sequence_length + 1) * cfg.state_dim)
+        regions = cfg.described_regions
+        sizes = (2 * regions + cfg.char_dim, (cfg.sequence_length + 1) * cfg.state_dim)
         uniforms, normals = np.zeros((len(rngs), sizes[0])), np.zeros((len(rngs), sizes[1]))
         slow = []
         for i, rng in enumerate(rngs):
@@ -373,6 +375,8 @@ class MemoryWorld:
 def _half_words(config: MemoryWorldConfig) -> tuple[np.ndarray, ...] | None:
     """Where one episode's integer draws lie in its first K uniforms (see :func:`_from_blocks`).
 
+    K counts every region c describes here, decoys included.
+
     Returns:
         For each of the 2K values (K pages, then K length levels): the column of its word,
         the shift and the mask that take its b bits out of word >> 11, shape (2K,) each; None
@@ -381,7 +385,7 @@ def _half_words(config: MemoryWorldConfig) -> tuple[np.ndarray, ...] | None:
     levels = (config.max_region_length - config.min_region_length) // config.region_alignment + 1
     if any(count < 2 or count & (count - 1) for count in (config.num_pages, levels)):
         return None
-    k = config.num_regions
+    k = config.described_regions
     halves = np.arange(2 * k)
     bits = np.where(halves < k, config.num_pages.bit_length(), levels.bit_length()) - 1
     # word >> 11 holds the low half's top b bits at 21 − b and the high half's at 53 − b
@@ -416,7 +420,7 @@ def _from_blocks(
         normals: per episode, ``standard_normal((T + 1)·state_dim)``: the noise, then s_0
             (scaled in place).
     """
-    n, k = len(uniforms), config.num_regions
+    n, k = len(uniforms), config.described_regions
     columns, shifts, masks = half_words
     words = (uniforms[:, columns] * 2.0**53).astype(np.uint64)  # word >> 11, exactly
     values = ((words >> shifts) & masks).astype(np.int64)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import warnings
+import numbers
+import reprlib
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,10 @@ from assembly_gym.envs.legislative.data import Vote
 from assembly_gym.envs.options import OptionTypes, checked_options
 
 __all__ = ["AssemblyEnvBase", "checked_actions", "tally_text"]
+
+_PETTINGZOO_PROBE = "options"
+"""The reset option PettingZoo's API tests send (``{"options": 1}``) to see that ``reset``
+takes the argument: ignored, the one key no variant takes that is not refused."""
 
 
 class AssemblyEnvBase(ParallelEnv):
@@ -65,27 +71,18 @@ class AssemblyEnvBase(ParallelEnv):
         return self._action_space
 
     def reset_options(self, options: Any) -> dict[str, Any]:
-        """The reset options this env takes, with their types checked.
+        """The reset options, checked as the single-agent envs check theirs.
 
-        Other keys are warned about, not refused as the single-agent envs do: PettingZoo's own
-        API tests reset with an option no env takes.
+        Only ``"options"`` passes without being one: PettingZoo's API tests reset with
+        ``{"options": 1}`` to see that ``reset`` takes the argument; it is ignored.
 
         Raises:
-            TypeError: ``options`` is not a dict, or a known option has another type.
+            TypeError: ``options`` is not a dict, or an option has another type.
+            ValueError: an option this variant does not take (the message lists those it does).
         """
-        if options is None:
-            return {}
-        if not isinstance(options, dict):
-            raise TypeError(f"assembly_v0: reset options must be a dict, got {options!r}")
-        unknown = sorted(set(options) - set(self.RESET_OPTIONS), key=str)
-        if unknown:
-            warnings.warn(
-                f"assembly_v0: reset options {unknown} ignored; accepted: "
-                f"{sorted(self.RESET_OPTIONS)}",
-                stacklevel=3,
-            )
-        known = {key: value for key, value in options.items() if key in self.RESET_OPTIONS}
-        return checked_options(known, self.RESET_OPTIONS, "assembly_v0")
+        if isinstance(options, Mapping):
+            options = {key: value for key, value in options.items() if key != _PETTINGZOO_PROBE}
+        return checked_options(options, self.RESET_OPTIONS, "assembly_v0")
 
     def _per_agent(
         self, agents: list[str], rewards: np.ndarray, terminated: bool, truncated: bool
@@ -127,18 +124,35 @@ def tally_text(counts: np.ndarray) -> str:
     return " / ".join(f"{vote.name.lower()} {int(c)}" for vote, c in zip(Vote, counts, strict=True))
 
 
-def checked_actions(actions: dict[str, Any], agents: list[str], n: int) -> np.ndarray:
+def checked_actions(actions: Any, agents: list[str], n: int) -> np.ndarray:
     """The agents' actions in their order, shape (N,) int64.
 
+    Each action is one integer (Python's, NumPy's, or a 0-d integer array) in ``Discrete(n)``.
+
     Raises:
-        InvalidActionError: an agent without an action, or an action outside ``Discrete(n)``.
+        InvalidActionError: ``actions`` is not a dict, an agent has no action, or an agent's
+            action is not such an integer (NaN, a float, an array, a string…); names the agent.
     """
-    try:
-        given = np.asarray([actions[agent] for agent in agents])
-    except KeyError as error:
-        raise InvalidActionError(f"no action for agent {error.args[0]!r}") from None
-    wrong = (given < 0) | (given >= n) if given.dtype.kind in "iu" else given == given
-    if given.shape != (len(agents),) or wrong.any():
-        bad = agents[int(np.flatnonzero(wrong)[0])] if wrong.any() else agents[0]
-        raise InvalidActionError(f"action {actions[bad]!r} of {bad} is not in Discrete({n})")
-    return given.astype(np.int64)
+    if not isinstance(actions, Mapping):
+        raise InvalidActionError(
+            f"actions must be a dict of agent → action, got {type(actions).__name__}"
+        )
+    missing = [agent for agent in agents if agent not in actions]
+    if missing:
+        raise InvalidActionError(f"no action for agent {missing[0]!r}")
+    given = [actions[agent] for agent in agents]
+    try:  # all at once: the common case
+        chosen = np.asarray(given)
+    except ValueError:  # arrays of different lengths
+        chosen = np.asarray(given, dtype=object)
+    if chosen.shape == (len(agents),) and chosen.dtype.kind in "iu":
+        if ((chosen >= 0) & (chosen < n)).all():
+            return chosen.astype(np.int64)
+    chosen = np.empty(len(agents), dtype=np.int64)
+    for i, action in enumerate(given):  # one at a time: which agent's action is wrong
+        value = action.item() if isinstance(action, np.ndarray) and action.shape == () else action
+        if not isinstance(value, numbers.Integral) or not 0 <= int(value) < n:
+            shown = " ".join(reprlib.repr(action).split())  # short, on one line
+            raise InvalidActionError(f"action {shown} of {agents[i]} is not in Discrete({n})")
+        chosen[i] = value
+    return chosen

@@ -98,12 +98,15 @@ def test_bench_help_imports_no_suite_and_no_torch():
     assert not heavy & modules
 
 
-def test_the_names_bench_help_lists_are_the_suites():
-    from assembly_gym.benchmarks.options import SUITE_NAMES, SYNTHETIC_AGENTS, Options
+def test_the_names_bench_help_lists_and_checks_are_the_suites(unvotes_folder):
+    from assembly_gym.benchmarks.options import AGENTS, SUITE_NAMES, Options
     from assembly_gym.benchmarks.suites import SUITES
     from assembly_gym.benchmarks.suites.base import build_task
 
-    assert SUITE_NAMES == tuple(sorted(SUITES))
-    synthetic, options = SUITES["synthetic"], Options()
-    agents = synthetic.agents(build_task(synthetic, options), options)
-    assert SYNTHETIC_AGENTS == tuple(spec.name for spec in agents)
+    assert SUITE_NAMES == tuple(sorted(SUITES)) == tuple(sorted(AGENTS))
+    for name, suite in SUITES.items():
+        data = {"unvotes": str(unvotes_folder), "masked": "synthetic"}.get(name)
+        options = Options(data=data, quick=name != "synthetic")
+        agents = [spec.name for spec in suite.agents(build_task(suite, options), options)]
+        listed = [a for a in AGENTS[name] if name == "synthetic" or a in agents]
+        assert agents == listed, name  # listed in order; synthetic's all (`bench --help` shows)

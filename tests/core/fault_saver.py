@@ -4,8 +4,10 @@ Run as a program, it imports the savers once, then reads one JSON command a line
 ``{"scenario": ..., "source": ..., "target": ..., "pause": [what, where]}``. For each it forks a
 child that loads the model saved at ``source`` and saves it at ``target``, pausing (it prints
 ``PAUSED`` and sleeps) at ``pause``: ``["write", k]`` before the k-th file write of the save (the
-manifest is the last write), ``["swap", "before"]`` or ``["swap", "after"]`` around the swap. It
-prints ``FORKED <pid>`` and, once the child is gone, ``REAPED <pid> <status>``; the test kills the
+manifest is the last write), ``["swap", "before"]`` or ``["swap", "after"]`` around the swap,
+``["fallback", "between"]`` between the two renames of a save without atomic exchange (forced),
+``["replace", "before"]`` before a single file's rename (a debate model). It prints
+``FORKED <pid>`` and, once the child is gone, ``REAPED <pid> <status>``; the test kills the
 child with SIGKILL. Forking after the imports keeps each kill point to a few milliseconds.
 
 The pause patches ``assembly_gym.core.artifact``'s internal functions in the child only: the
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from assembly_gym.agents.debate.model import DebateModel
 from assembly_gym.benchmarks.report import RESULTS, write_report
 from assembly_gym.benchmarks.suites.base import SuiteResult
 from assembly_gym.core import artifact
@@ -58,6 +61,8 @@ def save(scenario: str, source: str, target: str) -> None:
     elif scenario == "report":
         write_report([tiny_result(source)], target, options={"label": source},
                      kind=REPORT_KIND, version=1)  # fmt: skip
+    elif scenario == "debate":
+        DebateModel.load(source).save(target)
     else:
         raise ValueError(f"unknown scenario {scenario!r}")
 
@@ -81,6 +86,24 @@ def _install_pause(what: str, where: int | str) -> None:
             write(path, data, mode)
 
         artifact.write_synced = paused_write
+    elif what == "fallback":
+        artifact._exchange = lambda first, second: False
+        rename = os.rename
+
+        def paused_rename(source: Path, target: Path) -> None:
+            rename(source, target)
+            if Path(target).name == artifact._OLD:  # the old folder is aside, the new not in
+                _pause()
+
+        os.rename = paused_rename
+    elif what == "replace":
+        replace = os.replace
+
+        def paused_replace(source: Path, target: Path) -> None:
+            _pause()
+            replace(source, target)
+
+        os.replace = paused_replace
     else:
         swap = artifact._swap_in
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from assembly_gym.core import artifact
+from assembly_gym.core import artifact, persist
 from assembly_gym.core.artifact import (
     check_destination,
     new_artifact_id,
@@ -186,7 +186,7 @@ def test_a_file_is_read_no_further_than_its_listed_size(tmp_path):
     folder = tmp_path / "thing"
     save(folder, {"a": b"1"})
     (folder / "a").write_bytes(b"1" + b"x" * 2**20)  # grown by an edit
-    assert artifact._read_file(folder / "a", 1) == b"1x"  # allocates what the save wrote, + 1
+    assert artifact._read_file(folder, "a", 1) == b"1x"  # allocates what the save wrote, + 1
     with pytest.raises(CheckpointError, match="a: corrupted or truncated, or from another save"):
         read(folder)
 
@@ -198,7 +198,7 @@ def test_missing_corrupted_or_unreadable_files(tmp_path):
     save(folder, {"a": b"1", "b": b"2"})
     (folder / "b").unlink()
     (folder / "b").mkdir()  # a folder where a file belongs
-    with pytest.raises(CheckpointError, match="b: cannot read"):
+    with pytest.raises(CheckpointError, match="b: not a plain file or folder"):
         read(folder)
     (folder / MANIFEST).write_text("{")
     with pytest.raises(CheckpointError, match="thing.json: corrupted"):
@@ -216,6 +216,90 @@ def test_without_an_atomic_exchange_the_old_folder_is_moved_aside(tmp_path, monk
     loaded = read(folder)
     assert loaded.artifact_id == second != first and loaded.files == {"a": b"new", "b": b"more"}
     assert siblings(folder) == []
+    rename, failed = os.rename, []
+
+    def fail_the_new_one_in(source, target):
+        if target == folder and not failed:  # the old folder went aside; the new one fails
+            failed.append(source)
+            raise OSError("disk gone")
+        rename(source, target)
+
+    monkeypatch.setattr(artifact.os, "rename", fail_the_new_one_in)
+    with pytest.raises(OSError, match="disk gone"):
+        save(folder, {"a": b"third"})
+    monkeypatch.setattr(artifact.os, "rename", rename)
+    assert read(folder).artifact_id == second and siblings(folder) == []
+
+
+@pytest.mark.skipif(persist.fcntl is None, reason="no advisory locks")
+@pytest.mark.parametrize("by", ["read", "save"])
+def test_an_old_folder_left_aside_by_a_killed_save_is_restored(tmp_path, monkeypatch, by):
+    """A save without exchange killed between its two renames: the old folder is aside."""
+    folder = tmp_path / "thing"
+    old = save(folder, {"a": b"old"})
+    aside = persist.temporary_sibling(folder)
+    aside.mkdir()
+    os.rename(folder, aside / "old")
+    live = persist.temporary_sibling(folder)  # another save, still running, also has one
+    live.mkdir()
+    (live / "old").mkdir()
+    lock = persist.lock(live)
+    try:
+        if by == "read":
+            assert read(folder).artifact_id == old
+        else:  # a save that then fails: the old folder is back all the same
+
+            def full(path, data, mode):
+                raise OSError("disk full")
+
+            monkeypatch.setattr(artifact, "write_synced", full)
+            with pytest.raises(OSError, match="disk full"):
+                save(folder, {"a": b"new"})
+            assert folder.is_dir()
+    finally:
+        os.close(lock)
+    assert read(folder).artifact_id == old and (live / "old").is_dir()
+
+
+@pytest.mark.parametrize("where", ["file", "manifest", "folder on the way"])
+def test_a_symbolic_link_inside_an_artifact_is_refused(tmp_path, where):
+    outside = tmp_path / "outside"
+    save(outside, {"a": b"1", "sub/b": b"2"})  # what the links point to: the same content
+    folder = tmp_path / "thing"
+    save(folder, {"a": b"1", "sub/b": b"2"})
+    name = {"file": "a", "manifest": MANIFEST, "folder on the way": "sub"}[where]
+    if name == MANIFEST:
+        (outside / MANIFEST).write_bytes((folder / MANIFEST).read_bytes())
+    target = folder / name
+    if target.is_dir():
+        for child in target.iterdir():
+            child.unlink()
+        target.rmdir()
+    else:
+        target.unlink()
+    target.symlink_to(outside / name)
+    with pytest.raises(CheckpointError, match=f"thing/{name}: a symbolic link; an artifact is"):
+        read(folder)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_special_file_inside_an_artifact_is_refused_without_blocking(tmp_path):
+    folder = tmp_path / "thing"
+    save(folder, {"a": b"1"})
+    (folder / "a").unlink()
+    os.mkfifo(folder / "a")  # opening it to read would wait for a writer
+    with pytest.raises(CheckpointError, match="thing/a: not a plain file or folder"):
+        read(folder)
+
+
+def test_a_linked_artifact_folder_is_read_but_never_saved_over(tmp_path):
+    folder = tmp_path / "thing"
+    old = save(folder, {"a": b"1"})
+    (tmp_path / "link").symlink_to(folder)
+    assert read(tmp_path / "link").artifact_id == old  # the path the user named
+    with pytest.raises(CheckpointError, match="link: is a symbolic link; name the folder"):
+        save(tmp_path / "link", {"a": b"2"})
+    assert read(folder).artifact_id == old
 
 
 def test_a_failed_save_keeps_the_old_artifact_and_no_sibling(tmp_path, monkeypatch):
@@ -231,26 +315,25 @@ def test_a_failed_save_keeps_the_old_artifact_and_no_sibling(tmp_path, monkeypat
     assert read(folder).artifact_id == old and siblings(folder) == []
 
 
-@pytest.mark.skipif(artifact.fcntl is None, reason="no advisory locks")
-def test_only_stale_unlocked_siblings_are_removed(tmp_path):
+@pytest.mark.skipif(persist.fcntl is None, reason="no advisory locks")
+def test_only_stale_unlocked_siblings_of_its_own_are_removed(tmp_path):
     folder = tmp_path / "thing"
-    stale, fresh, held = (tmp_path / f".thing.{n}.tmp" for n in ("stale", "fresh", "held"))
-    for sibling in (stale, fresh, held):
+    stale, fresh, held = (persist.temporary_sibling(folder) for _ in range(3))
+    users = [tmp_path / name for name in (".thing.my-backup.tmp", ".thing.other.tmp.keep",
+                                          f".thing.{'A' * 32}.tmp")]  # fmt: skip
+    for sibling in (stale, fresh, held, *users):
         sibling.mkdir()
         (sibling / "partial.bin").write_bytes(b"x")
     old = time.time() - 60
-    for sibling in (stale, held):
+    for sibling in (stale, held, *users):
         os.utime(sibling, (old, old))
-    lock = os.open(held, os.O_RDONLY)
-    artifact.fcntl.flock(lock, artifact.fcntl.LOCK_EX)  # a save still running elsewhere
+    lock = persist.lock(held)  # a save still running elsewhere
     try:
         save(folder, {"a": b"1"})
     finally:
         os.close(lock)
-    assert siblings(folder) == [fresh.name, held.name]
-    (tmp_path / ".thing.other.tmp.keep").mkdir()  # not a sibling's name: kept
-    save(folder, {"a": b"2"})
-    assert (tmp_path / ".thing.other.tmp.keep").is_dir()
+    assert siblings(folder) == sorted([fresh.name, held.name, users[0].name, users[2].name])
+    assert all((user / "partial.bin").read_bytes() == b"x" for user in users)
 
 
 def test_a_save_during_a_read_is_detected_and_the_read_repeated(tmp_path, monkeypatch):

@@ -2,9 +2,10 @@
 
 A real process (``fault_saver.py``) saves an artifact over an existing one and is killed at
 every point between its file writes: before the first file, between each pair, after the
-manifest before the swap, after the swap before the cleanup. The folder must then load as
-wholly the old artifact (before the swap) or wholly the new one (after), and the next save must
-work and remove the killed save's temporary sibling.
+manifest before the swap, after the swap before the cleanup, and, forced to save without an
+atomic exchange, between its two renames. The folder must then load as wholly the old artifact
+(before the swap) or wholly the new one (after), and the next save must work and remove the
+killed save's temporary siblings. A debate model (one file) is killed before its rename.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assembly_gym.core import artifact
+from assembly_gym.core import persist
 from assembly_gym.core.artifact import read_artifact, write_artifact
 
 pytestmark = pytest.mark.skipif(
-    not hasattr(os, "fork") or artifact.fcntl is None, reason="needs fork and advisory locks"
+    not hasattr(os, "fork") or persist.fcntl is None, reason="needs fork and advisory locks"
 )
 
 SAVER = Path(__file__).with_name("fault_saver.py")
@@ -102,6 +103,8 @@ def zygote():
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory, small_assembly):
     """Per scenario, (old, new): folders of two different saved models (a report: labels)."""
+    from assembly_gym.agents.debate.model import create_debate_model
+    from assembly_gym.agents.debate.observations import rollcall_observations
     from assembly_gym.envs.legislative.synthetic import SyntheticConfig, generate_assembly
     from assembly_gym.envs.legislative.transitions import deliberation_transitions
     from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
@@ -125,7 +128,9 @@ def sources(tmp_path_factory, small_assembly):
         mlp.fit(transitions).save(root / f"world_model_{label}")
         system = LeWorldSystem(world.config, world.memory, config, seed=seed)
         LeWorldModel(system).save(root / f"leworld_{label}")
-    for scenario in ("irl", "world_model", "leworld"):
+        observations = rollcall_observations(data, data.country_names[0])
+        create_debate_model(label, observations).save(root / f"debate_{label}")
+    for scenario in ("irl", "world_model", "leworld", "debate"):
         found[scenario] = (str(root / f"{scenario}_old"), str(root / f"{scenario}_new"))
     found["report"] = ("old", "new")
     return found
@@ -138,24 +143,26 @@ def state(scenario: str, folder: Path) -> tuple[str, object]:
     from assembly_gym.world_models.checkpoint import read_checkpoint
     from assembly_gym.world_models.leworld import LeWorldModel
 
-    artifact_id = json.loads((folder / saver.MANIFESTS[scenario]).read_text())["artifact_id"]
-    if scenario == "irl":
+    content: object
+    if scenario == "irl":  # loaded first: a load restores a folder that a killed save moved aside
         model = RewardModel.load(folder)
-        return artifact_id, (model.profile()[0].tobytes(), model.history.votes.tobytes())
-    if scenario == "world_model":
+        content = (model.profile()[0].tobytes(), model.history.votes.tobytes())
+    elif scenario == "world_model":
         model = load_world_model(folder)
         obs = model.start_states[:4]
-        return artifact_id, model.predict(obs, np.zeros(len(obs), dtype=np.int64)).mean.tobytes()
-    if scenario == "leworld":
+        content = model.predict(obs, np.zeros(len(obs), dtype=np.int64)).mean.tobytes()
+    elif scenario == "leworld":
         model = LeWorldModel.load(folder)
         weights = b"".join(t.numpy().tobytes() for t in model.system.state_dict().values())
-        results = read_checkpoint(folder).files[saver.LEWORLD_RESULTS]
-        return artifact_id, (weights, model.extra, results)
-    report = read_artifact(folder, manifest=saver.RESULTS, kind=saver.REPORT_KIND, version=1)
-    markdown, page = (report.files[name].decode() for name in ("results.md", "report.html"))
-    assert report.artifact_id in markdown.splitlines()[-1] and report.artifact_id in page
-    tables = markdown.split("\n---\n")[0]
-    return artifact_id, (report.manifest["options"], report.manifest["suites"], tables)
+        content = (weights, model.extra, read_checkpoint(folder).files[saver.LEWORLD_RESULTS])
+    else:
+        report = read_artifact(folder, manifest=saver.RESULTS, kind=saver.REPORT_KIND, version=1)
+        markdown, page = (report.files[name].decode() for name in ("results.md", "report.html"))
+        assert report.artifact_id in markdown.splitlines()[-1] and report.artifact_id in page
+        tables = markdown.split("\n---\n")[0]
+        content = (report.manifest["options"], report.manifest["suites"], tables)
+    artifact_id = json.loads((folder / saver.MANIFESTS[scenario]).read_text())["artifact_id"]
+    return artifact_id, content
 
 
 def siblings(folder: Path) -> list[str]:
@@ -171,9 +178,10 @@ def test_a_killed_save_leaves_the_old_or_the_new_artifact(
     saver.save(scenario, new, str(reference))
     _, new_content = state(scenario, reference)
     n_files = len(json.loads((reference / saver.MANIFESTS[scenario]).read_text())["files"])
-    points = [("write", k) for k in range(n_files + 1)] + [("swap", "before"), ("swap", "after")]
+    points = [("write", k) for k in range(n_files + 1)]
+    points += [("swap", "before"), ("swap", "after"), ("fallback", "between")]
     saver.save(scenario, old, str(target))
-    monkeypatch.setattr(artifact, "_LEFTOVER_AGE_S", 0.0)  # this process's saves: the next ones
+    monkeypatch.setattr(persist, "_LEFTOVER_AGE_S", 0.0)  # this process's saves: the next ones
     for pause in points:
         old_id, old_content = state(scenario, target)
         assert old_content != new_content
@@ -186,6 +194,24 @@ def test_a_killed_save_leaves_the_old_or_the_new_artifact(
         assert siblings(target), pause  # what the killed save left behind
         saver.save(scenario, old, str(target))  # the next save works and cleans up
         assert siblings(target) == [] and state(scenario, target)[1] == old_content
+
+
+def test_a_killed_debate_save_leaves_the_old_model_and_the_next_save_cleans_up(
+    sources, zygote, tmp_path, monkeypatch
+):
+    from assembly_gym.agents.debate.model import DebateModel
+
+    old, new = sources["debate"]
+    target = tmp_path / "model.json"
+    saver.save("debate", old, str(target))
+    zygote.kill_at("debate", new, target, ("replace", "before"))
+    assert DebateModel.load(target).name == "old" and siblings(target)
+    users = tmp_path / ".model.json.my-backup.tmp"  # a user's file with the old pattern's name
+    users.write_text("mine")
+    monkeypatch.setattr(persist, "_LEFTOVER_AGE_S", 0.0)
+    saver.save("debate", new, str(target))
+    assert DebateModel.load(target).name == "new" and siblings(target) == [users.name]
+    assert users.read_text() == "mine"
 
 
 WRITER = """

@@ -5,15 +5,20 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 
 import pytest
 
+from assembly_gym.core import persist
 from assembly_gym.core.errors import CheckpointError
 from assembly_gym.core.persist import (
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,
+    check_output_file,
+    json_header,
     read_versioned_json,
+    temporary_sibling,
 )
 
 
@@ -64,11 +69,60 @@ def test_read_errors(tmp_path):
     path.write_text(json.dumps([1, 2]))
     with pytest.raises(CheckpointError, match="not a 'reward-model' file"):
         read_versioned_json(path, kind="reward-model", version=1)
+    path.unlink()  # a file that atomic_write_json did not write is never replaced
     atomic_write_json(path, {}, kind="world-model", version=1)
     with pytest.raises(
         CheckpointError, match="expected a 'reward-model' file, found 'world-model'"
     ):
         read_versioned_json(path, kind="reward-model", version=1)
+    path.unlink()
     atomic_write_json(path, {}, kind="reward-model", version=2)
     with pytest.raises(CheckpointError, match="format version 2, this code reads 1"):
         read_versioned_json(path, kind="reward-model", version=1)
+
+
+def test_a_single_file_output_replaces_only_an_earlier_one_of_its_kind(tmp_path):
+    model, header = tmp_path / "model.json", json_header("debate-model")
+    assert check_output_file(model, header=header) == model  # new
+    atomic_write_json(model, {"a": 1}, kind="debate-model", version=1)
+    assert model.read_bytes().startswith(header)
+    check_output_file(model, header=header)  # an earlier one of its kind: replaced
+    atomic_write_json(model, {"a": 2}, kind="debate-model", version=7)  # whatever its version
+    notes = tmp_path / "notes.txt"
+    notes.write_text('{"kind": "debate-model"}')  # a user's file, even one that looks alike
+    for path, kind in ((notes, "debate-model"), (model, "world-model")):
+        with pytest.raises(CheckpointError, match=f"{path.name}: exists, and does not begin as "
+                                                  f"this output does .*{kind}"):  # fmt: skip
+            atomic_write_json(path, {}, kind=kind, version=1)
+    with pytest.raises(CheckpointError, match="notes.txt: exists; a file that may be yours is"):
+        check_output_file(notes, header=None)  # a PNG figure or a Markdown report
+    check_output_file(notes, header=b'{"kind"')  # what begins as the output does
+    with pytest.raises(CheckpointError, match="is a folder; name a file"):
+        check_output_file(tmp_path, header=header)
+    assert notes.read_text() == '{"kind": "debate-model"}'
+    assert read_versioned_json(model, kind="debate-model", version=7)["a"] == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_named_pipe_is_not_an_earlier_output(tmp_path):
+    os.mkfifo(tmp_path / "pipe")  # opening it to read would wait for a writer
+    with pytest.raises(CheckpointError, match="pipe: exists, and does not begin as"):
+        check_output_file(tmp_path / "pipe", header=b"")
+
+
+@pytest.mark.skipif(persist.fcntl is None, reason="no advisory locks")
+def test_a_write_removes_the_stale_unlocked_leftovers_of_its_own_only(tmp_path):
+    path = tmp_path / "model.json"
+    stale, fresh, held = (temporary_sibling(path) for _ in range(3))
+    users = tmp_path / ".model.json.my-backup.tmp"  # a name of the old pattern, not of a save
+    for leftover in (stale, fresh, held, users):
+        leftover.write_text("partial")
+    old = time.time() - 60
+    for leftover in (stale, held, users):
+        os.utime(leftover, (old, old))
+    with open(held) as file:
+        persist.fcntl.flock(file.fileno(), persist.fcntl.LOCK_EX)  # a write still running
+        atomic_write_text(path, "new")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([fresh.name, held.name, users.name, "model.json"])
+    assert users.read_text() == "partial"

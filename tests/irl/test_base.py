@@ -291,7 +291,9 @@ def test_the_history_of_another_save_is_refused(model: RewardModel, tmp_path) ->
         ({"layout": ["year"]}, "invalid reward model .reward features"),
         ({"env_id": None}, "field 'env_id' is null"),
         ({"feature_config": "default"}, "field 'feature_config' is a string"),
-        ({"feature_config": {"colour": 1}}, "invalid reward model"),
+        ({"feature_config": {"colour": 1}}, r"feature_config .unknown .* options \['colour'\]"),
+        ({"feature_config": {"log_shares": "yes"}}, "json: corrupted feature_config .field 'log_"),
+        ({"feature_config": {"text_dims": 0}}, "corrupted feature_config .text_dims and neighb"),
         ({"info": [1]}, "field 'info' is a list"),
     ],
 )

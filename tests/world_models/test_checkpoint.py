@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import array_to_bytes
 from assembly_gym.envs.legislative.observation import feature_names
 from assembly_gym.world_models.base import load_world_model, register_world_model
 from assembly_gym.world_models.checkpoint import (
@@ -144,10 +145,10 @@ class _Hostile:
 @pytest.mark.parametrize(
     ("weights", "message"),
     [
-        (lambda: b"garbage", "corrupted weights"),
-        (lambda: _torch_bytes({"w": torch.zeros(2)})[:300], "corrupted weights"),
-        (lambda: pickle.dumps(_Hostile(), protocol=2), "corrupted weights .UnpicklingError"),
-        (lambda: _torch_bytes({"w": _Hostile()}), "corrupted weights .UnpicklingError"),
+        (lambda: b"garbage", "refused: not a weights-only tensor file$"),
+        (lambda: _torch_bytes({"w": torch.zeros(2)})[:300], "refused: not a weights-only"),
+        (lambda: pickle.dumps(_Hostile(), protocol=2), "refused: not a weights-only"),
+        (lambda: _torch_bytes({"w": _Hostile()}), "refused: not a weights-only tensor file$"),
         (lambda: _torch_bytes([torch.zeros(2)]), "corrupted weights .not a state dict"),
         (lambda: _torch_bytes({"w": torch.zeros(2)}), "weights of another layout"),
     ],
@@ -157,8 +158,9 @@ def test_bad_weights_with_a_matching_checksum(saved, tmp_path, monkeypatch, weig
     folder = shutil.copytree(saved / "mlp", tmp_path / "mlp")
     rewrite(folder, "weights.pt", weights())
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(CheckpointError, match=f"weights.pt: {message}"):
+    with pytest.raises(CheckpointError, match=f"weights.pt: {message}") as raised:
         load_world_model(folder)
+    assert "\n" not in str(raised.value)  # not torch's many lines that suggest an unsafe load
     assert not (tmp_path / "hacked").exists()
 
 
@@ -207,6 +209,81 @@ def test_nested_manifest_fields_of_the_wrong_type(folder):
             load_world_model(folder)
 
 
+def _edit_manifest(folder, change):
+    manifest = json.loads((folder / MANIFEST).read_text())
+    change(manifest)
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda m: m["simulator"].update(max_episode_steps=float("inf")),
+         "field 'max_episode_steps' is a number, expected an integer"),
+        (lambda m: m["simulator"].update(max_episode_steps=0),
+         "field 'simulator.max_episode_steps' is 0, below 1"),
+        (lambda m: m["simulator"].update(noop_action=99), "field 'simulator.noop_action' is 99"),
+        (lambda m: m["simulator"].update(mask_table=[[True]]),
+         r"field 'simulator.mask_table' is of shape \(1, 1\)"),
+        (lambda m: m["config"].update(n_bins=float("nan")), "config .field 'n_bins' is a number"),
+        (lambda m: m["config"].pop("seed"), "config .no field 'seed'"),
+        (lambda m: m["obs_names"].pop(), "field 'obs_names' is 74 names, not the schema's 75"),
+        (lambda m: m["schema"]["low"].pop(), "field 'schema' is bounds of shapes"),
+    ],
+    ids=["steps-infinity", "steps-0", "noop", "mask-table", "n_bins-nan", "no-seed",
+         "obs-names-one-short", "bounds"],
+)  # fmt: skip
+def test_metadata_that_does_not_fit_is_one_checkpoint_error(folder, change, message):
+    _edit_manifest(folder, change)
+    with pytest.raises(CheckpointError, match=f"world_model.json: corrupted.*{message}"):
+        load_world_model(folder)
+
+
+@pytest.mark.parametrize(
+    ("model", "key", "value", "message"),
+    [
+        ("empirical", "smoothing", "x", "field 'smoothing' is a string, expected an integer or"),
+        ("empirical", "smoothing", -1, "smoothing must be > 0"),
+        ("empirical", "coarse_bins", None, "field 'coarse_bins' is null"),
+        ("empirical", "change", ["x"], "field 'change' holds a string"),
+        ("mlp", "members", float("inf"), "field 'members' is a number, expected an integer"),
+        ("mlp", "hidden", [16, "16"], "field 'hidden' holds a string"),
+        ("mlp", "obs_mean", [0.0], "field 'obs_mean' has 1 values, not 75"),
+    ],
+)
+def test_a_config_field_of_the_wrong_type_or_range(saved, tmp_path, model, key, value, message):
+    folder = shutil.copytree(saved / model, tmp_path / model)
+    _edit_manifest(folder, lambda m: m["config"].update({key: value}))
+    with pytest.raises(CheckpointError, match=f"world_model.json: corrupted config .{message}"):
+        load_world_model(folder)
+    _edit_manifest(folder, lambda m: m["config"].pop(key))
+    with pytest.raises(CheckpointError, match=f"corrupted config .no field '{key}'"):
+        load_world_model(folder)
+
+
+@pytest.mark.parametrize(
+    ("array", "message"),
+    [(np.zeros((3, 4), dtype=np.float32), r"start states of shape \(3, 4\)"),
+     (np.zeros((3, 75), dtype=np.int64), r"and dtype int64, expected \(N, 75\) floats")],
+)  # fmt: skip
+def test_start_states_of_another_shape(folder, array, message):
+    rewrite(folder, START_STATES, array_to_bytes(array))
+    with pytest.raises(CheckpointError, match=f"start_states.npy: corrupted .*{message}"):
+        load_world_model(folder)
+
+
+def test_an_npy_header_that_claims_more_than_the_file_holds(folder):
+    header = io.BytesIO()
+    shape = (10**12, 75)  # 300 TB: refused before anything is allocated, not a MemoryError
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False,
+                                                  "shape": shape})  # fmt: skip
+    rewrite(folder, START_STATES, header.getvalue() + bytes(4 * 75 * 3))
+    with pytest.raises(CheckpointError, match=r"start_states.npy: corrupted array .its header "
+                       r"declares shape \(1000000000000, 75\) of float32, 300,000,000,000,000 "
+                       "bytes; 900 are present"):  # fmt: skip
+        load_world_model(folder)
+
+
 def test_a_checkpoint_is_saved_whole_with_one_id(folder, models, tmp_path):
     model = models[folder.name]
     first = read_checkpoint(folder)
@@ -236,10 +313,14 @@ def test_leworld_saves_its_results_in_the_same_swap(tmp_path):
     with pytest.raises(ValueError, match=r"files \['parameters.pt'\] are the model's own"):
         model.save(tmp_path / "m", files={"parameters.pt": b"x"})
     rewrite(tmp_path / "m", "parameters.pt", b"garbage")
-    with pytest.raises(CheckpointError, match="parameters.pt: corrupted weights"):
+    with pytest.raises(CheckpointError, match="parameters.pt: refused: not a weights-only"):
         LeWorldModel.load(tmp_path / "m")
     manifest = json.loads((tmp_path / "m" / MANIFEST).read_text())
     manifest["seed"] = "0"
     (tmp_path / "m" / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(CheckpointError, match="field 'seed' is a string, expected an integer"):
+        LeWorldModel.load(tmp_path / "m")
+    manifest["seed"], manifest["world"]["num_words"] = 0, float("inf")
+    (tmp_path / "m" / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(CheckpointError, match="field 'num_words' is a number, expected an int"):
         LeWorldModel.load(tmp_path / "m")

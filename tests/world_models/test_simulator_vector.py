@@ -1,8 +1,9 @@
 """The native vector Simulator-v0: one sub-env equals the single env exactly, many in law.
 
-One generator serves the whole batch, so with one sub-env the draws are the single env's
-(every step, info and autoreset equal to ``SyncVectorEnv`` of the single env), and with many
-sub-envs each follows the single env's distribution (compared on the visited states).
+Sub-env i starts as the single env seeded ``seed + i``. One generator (sub-env 0's) draws
+the batch's steps, so with one sub-env the draws are the single env's (every step, info and
+autoreset equal to ``SyncVectorEnv`` of the single env), and with many sub-envs each follows
+the single env's distribution (compared on the visited states).
 """
 
 from __future__ import annotations
@@ -55,6 +56,19 @@ def test_one_sub_env_equals_the_single_env(families, case, mode, lockstep):
     assert episodes >= 2  # autoresets were exercised
     assert list(native.return_queue) == list(sync.return_queue)
     assert list(native.length_queue) == list(sync.length_queue)
+
+
+@pytest.mark.parametrize("case", ["delib-empirical", "rollcall-mlp"])
+def test_sub_env_i_starts_as_the_single_env_seeded_seed_plus_i(families, case):
+    model = families[case]
+    venv = make_native_vec(ENV_ID, 6, model=model, autoreset_mode=SAME_STEP)
+    obs, infos = venv.reset(seed=11)
+    env = gym.make(ENV_ID, model=model)
+    for i in range(6):
+        single, info = env.reset(seed=11 + i)
+        np.testing.assert_array_equal(obs[i], single)
+        np.testing.assert_array_equal(infos["action_mask"][i], info["action_mask"])
+    assert len({row.tobytes() for row in obs}) > 1  # the seeds drew different starts
 
 
 @pytest.mark.parametrize("case", ["delib-empirical", "rollcall-mlp"])

@@ -84,6 +84,11 @@ class BigLeWorldModel(nn.Module):
         self.head = linear(hidden, state_dim, generator)
         self.skip = linear(inputs, state_dim, generator)
         self.info_head = linear(hidden, query_dim, generator)
+        # Whether the gates' gradients reach the router's inputs (the reads' encodings and the
+        # SLMs' confidences). Phase 1 lets them (the info request then learns the pointer
+        # better: page accuracy 0.81 against 0.70 without); phases 2 and 3 do not, else the
+        # balance loss reshapes the reads of unneeded SLMs to keep their gates open.
+        self.router_shapes_reads = True
 
     def forward(
         self,
@@ -107,9 +112,7 @@ class BigLeWorldModel(nn.Module):
             gates: fixed gates (E, B) instead of the router's (phase 1: all ones).
         """
         context = torch.cat([s, c], dim=-1)
-        expanded = context.unsqueeze(0).expand(reads.shape[0], *context.shape)
-        logits = self.router(torch.cat([expanded, reads, confidence.unsqueeze(-1)], -1))[..., 0]
-        logits = logits + self.router_bias.unsqueeze(-1)
+        logits = self.gate_logits(s, c, reads, confidence)
         if gates is None:
             gates, probs = straight_through_sigmoid(logits, temperature)
         else:
@@ -119,3 +122,13 @@ class BigLeWorldModel(nn.Module):
         hidden = F.relu(self.trunk(x))
         prediction = self.head(hidden) + self.skip(x)
         return BLMOutput(prediction, gates, probs, torch.tanh(self.info_head(hidden)))
+
+    def gate_logits(
+        self, s: torch.Tensor, c: torch.Tensor, reads: torch.Tensor, confidence: torch.Tensor
+    ) -> torch.Tensor:
+        """The router's logit for each SLM and row, shape (E, B) (shapes as in :meth:`forward`)."""
+        context = torch.cat([s, c], dim=-1)
+        expanded = context.unsqueeze(0).expand(reads.shape[0], *context.shape)
+        scored = torch.cat([expanded, reads, confidence.unsqueeze(-1)], -1)
+        logits = self.router(scored if self.router_shapes_reads else scored.detach())[..., 0]
+        return logits + self.router_bias.unsqueeze(-1)

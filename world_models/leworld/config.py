@@ -16,6 +16,7 @@ __all__ = ["LeWorldConfig"]
 
 
 _MAY_BE_ZERO = (
+    "phase1_gate_dropout",
     "weight_decay",
     "phase2_warmup_steps",
     "phase2_freeze_slm_epochs",
@@ -38,6 +39,9 @@ class LeWorldConfig:
             :meth:`for_pointer_chasing`): there phase 1 can teach the addresses after the
             first step only through the request; slower per epoch (the steps of a sequence
             run one after another).
+        phase1_gate_dropout: probability that phase 1 drops each read (closes its gate), so
+            that the BLM learns to predict from any subset of the reads and a read the world
+            does not need stops helping it (0: every read open).
         phase2_lr: peak learning rate of phase 2.
         phase2_epochs: epochs of phase 2.
         phase2_batch_size: sequences per batch in phase 2.
@@ -59,6 +63,11 @@ class LeWorldConfig:
         lambda_diversity: weight of the address-diversity loss (overlap of the SLMs' page
             distributions).
         lambda_entropy: weight of the routing-entropy loss (binary entropy of the gates).
+        lambda_usefulness: weight of the usefulness loss of phase 2: the binary
+            cross-entropy between each gate's probability and whether its read lowered the
+            row's error (:func:`~assembly_gym.world_models.leworld.losses.read_usefulness`).
+        router_lr_scale: the router's learning rate in phases 2 and 3 as a multiple of the
+            phase's (a gate must be able to travel from open to closed within a phase).
         temperature_anneal_rate: router temperature τ = max(τ_min, exp(−rate · step)).
         temperature_min: τ_min.
         num_slms: number of small models.
@@ -80,6 +89,7 @@ class LeWorldConfig:
     phase1_epochs: int = 50
     phase1_batch_size: int = 32
     phase1_request: bool = False
+    phase1_gate_dropout: float = 0.0
     phase2_lr: float = 3e-4
     phase2_epochs: int = 100
     phase2_batch_size: int = 16
@@ -94,6 +104,8 @@ class LeWorldConfig:
     lambda_balance: float = 0.01
     lambda_diversity: float = 0.001
     lambda_entropy: float = 0.01
+    lambda_usefulness: float = 1.0
+    router_lr_scale: float = 30.0
     temperature_anneal_rate: float = 3e-5
     temperature_min: float = 0.1
     num_slms: int = 4

@@ -32,6 +32,7 @@ __all__ = [
     "phase1_request_loss",
     "phase2_loss",
     "phase3_loss",
+    "read_usefulness",
     "routing_losses",
     "system_losses",
 ]
@@ -94,14 +95,21 @@ def system_losses(
 
 
 def phase1_loss(
-    system: LeWorldSystem, rows: StepBatch
+    system: LeWorldSystem, rows: StepBatch, generator: torch.Generator | None = None
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Address cross-entropy + confidence BCE of the SLMs, MSE of the BLM on oracle reads."""
+    """Address cross-entropy + confidence BCE of the SLMs, MSE of the BLM on oracle reads.
+
+    With a ``generator`` (training, not validation), each read is dropped (its gate closed)
+    with probability ``phase1_gate_dropout``.
+    """
     if rows.regions is None:
         raise ValueError("phase 1 needs the episodes' regions (its targets are their windows)")
     slm = system.slms(rows.s_prev, rows.s, rows.c, rows.step)
     targets = system.oracle_reads(rows.regions, rows.step)
     ones = torch.ones_like(slm.confidence)
+    if generator is not None and system.config.phase1_gate_dropout:
+        kept = torch.rand(ones.shape, generator=generator) >= system.config.phase1_gate_dropout
+        ones = kept.to(ones)
     out = system.step(
         rows.s_prev,
         rows.s,
@@ -161,7 +169,74 @@ def phase2_loss(
             out.blm.gate_probs,
             out.slm.page_logits.softmax(-1),
         )
+        rows = (data.s, data.c, data.target)
+        _add_usefulness(system, parts, out.blm.gates, out.encoded, out.slm.confidence, rows)
     return parts["total"], _detached(**parts)
+
+
+def read_usefulness(
+    system: LeWorldSystem,
+    gates: torch.Tensor,
+    encoded: torch.Tensor,
+    confidence: torch.Tensor,
+    rows: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+) -> torch.Tensor:
+    """Whether each read lowers its row's squared error, measured by closing it.
+
+    For SLM i, the BLM predicts twice from the same reads, the other gates as routed: with
+    read i and without it. The straight-through gradient of a gate (the derivative of
+    scaling its read at 1) does not tell what removing the read costs (docs/leworld.md,
+    "Routing"), so the router is taught this measured answer instead.
+
+    Args:
+        system: the system whose BLM predicts.
+        gates: the hard gates as routed, (E, N).
+        encoded: the reads' encodings, (E, N, read_dim).
+        confidence: the SLMs' confidences, (E, N).
+        rows: s_t (N, state_dim), c (N, char_dim) and the true s_{t+1} (N, state_dim).
+
+    Returns:
+        1.0 where the error with read i is below the error without it, else 0.0, (E, N).
+    """
+    s, c, target = rows
+    gates = gates.detach()
+    useful = torch.empty_like(gates)
+    with torch.no_grad():
+        for i in range(len(gates)):
+            errors = []
+            for value in (1.0, 0.0):
+                flipped = gates.clone()
+                flipped[i] = value
+                blm = system.blm(s, c, encoded, confidence, temperature=system.temperature,
+                                 gates=flipped)  # fmt: skip
+                errors.append(((blm.prediction - target) ** 2).mean(-1))
+            useful[i] = (errors[0] < errors[1]).to(useful)
+    return useful
+
+
+def _add_usefulness(
+    system: LeWorldSystem,
+    parts: dict[str, torch.Tensor],
+    gates: torch.Tensor,
+    encoded: torch.Tensor,
+    confidence: torch.Tensor,
+    rows: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+) -> None:
+    """Add the usefulness loss (weight ``lambda_usefulness``) to ``parts`` and its total.
+
+    The router scores detached reads here: the loss teaches the router, and moves neither
+    the reads' encoding nor the SLMs' confidence (measured: when it did, the held-out MSE
+    rose by 1.4 % in the decoy world).
+    """
+    weight = system.config.lambda_usefulness
+    if not weight:
+        return
+    useful = read_usefulness(system, gates, encoded, confidence, rows)
+    s, c, _ = rows
+    logits = system.blm.gate_logits(s, c, encoded.detach(), confidence.detach())
+    probs = torch.sigmoid(logits / system.temperature).clamp(1e-6, 1 - 1e-6)
+    parts["usefulness"] = F.binary_cross_entropy(probs, useful)
+    parts["total"] = parts["total"] + weight * parts["usefulness"]
 
 
 def _sequence_losses(
@@ -171,13 +246,19 @@ def _sequence_losses(
     target = batch.states[:, 1:].reshape(-1, batch.states.shape[-1])
     out = system.run(batch, use_query=use_query, slm_gradient=slm_gradient)
     e = out.gate_probs.shape[0]
-    return system_losses(
+    parts = system_losses(
         system.config,
         out.predictions.reshape(target.shape),
         target,
         out.gate_probs.reshape(e, -1),
         out.page_probs.reshape(e, -1, out.page_probs.shape[-1]),
     )
+    t = batch.sequence_length
+    rows = (batch.states[:, :-1].reshape(target.shape), batch.c.repeat_interleave(t, 0), target)
+    _add_usefulness(system, parts, out.gates.reshape(e, -1),
+                    out.encoded.reshape(e, len(target), -1), out.confidence.reshape(e, -1),
+                    rows)  # fmt: skip
+    return parts
 
 
 def phase1_request_loss(

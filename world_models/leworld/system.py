@@ -43,12 +43,14 @@ class StepOutput:
         blm: the BLM's outputs (gates, gate probabilities, query).
         reads: the reads used (the SLMs' choice, the oracle's or random), (E, B, 3) int64:
             page, offset, length − 1.
+        encoded: the reads' encodings the BLM saw, shape (E, B, read_dim).
     """
 
     prediction: torch.Tensor
     slm: SLMOutput
     blm: BLMOutput
     reads: torch.Tensor
+    encoded: torch.Tensor
 
 
 @dataclass
@@ -62,6 +64,7 @@ class SequenceOutput:
         reads: the reads used, shape (E, B, T, 3).
         slm_logits: (page, offset, length) logits, each (E, B, T, ·).
         confidence: shape (E, B, T).
+        encoded: the reads' encodings the BLM saw, shape (E, B, T, read_dim).
     """
 
     predictions: torch.Tensor
@@ -71,6 +74,7 @@ class SequenceOutput:
     reads: torch.Tensor
     slm_logits: tuple[torch.Tensor, torch.Tensor, torch.Tensor]
     confidence: torch.Tensor
+    encoded: torch.Tensor
 
 
 class LeWorldSystem(nn.Module):
@@ -223,7 +227,7 @@ class LeWorldSystem(nn.Module):
         if gates is None and self.open_router:
             gates = torch.ones_like(slm.confidence)
         blm = self.blm(s, c, encoded, slm.confidence, temperature=self.temperature, gates=gates)
-        return StepOutput(blm.prediction, slm, blm, torch.stack(choice, dim=-1))
+        return StepOutput(blm.prediction, slm, blm, torch.stack(choice, dim=-1), encoded)
 
     def oracle_reads(
         self, regions: torch.Tensor, step: torch.Tensor
@@ -417,4 +421,5 @@ def _sequence_output(
             for name in ("page", "offset", "length")
         ),  # type: ignore[arg-type]
         confidence=gather([o.slm.confidence for o in outputs]),
+        encoded=gather([o.encoded for o in outputs]),
     )

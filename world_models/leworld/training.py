@@ -20,7 +20,7 @@ import io
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,13 @@ import torch
 from tqdm.auto import tqdm
 
 from assembly_gym.core.device import resolve_device
+from assembly_gym.core.errors import CheckpointError
+from assembly_gym.core.persist import dataclass_from_dict
 from assembly_gym.core.tensorboard import summary_writer
 from assembly_gym.core.transitions import Transitions
 from assembly_gym.envs.memory.layout import MemoryLayout
 from assembly_gym.envs.memory.world import MemoryWorld
+from assembly_gym.world_models.checkpoint import load_weights_only
 from assembly_gym.world_models.leworld.batches import SequenceBatch, StepBatch
 from assembly_gym.world_models.leworld.config import LeWorldConfig
 from assembly_gym.world_models.leworld.datasets import Datasets, make_datasets, training_episodes
@@ -115,15 +118,16 @@ class TrainingReport:
 
     @classmethod
     def from_dict(
-        cls, values: dict[str, Any], states: dict[str, dict[str, torch.Tensor]]
+        cls, values: Any, states: dict[str, dict[str, torch.Tensor]], *, source: object
     ) -> TrainingReport:
-        """Inverse of :meth:`to_dict`, with the parameters after each phase given apart."""
-        return cls(
-            phases=[PhaseReport(**p) for p in values["phases"]],
-            metrics={k: LeWorldMetrics.from_dict(m) for k, m in values["metrics"].items()},
-            seconds=float(values["seconds"]),
-            states=dict(states),
-        )
+        """Inverse of :meth:`to_dict`, with the parameters after each phase given apart.
+
+        Raises:
+            CheckpointError: ``values`` (read from the file ``source``) miss a field or hold
+                one of another type.
+        """
+        report = dataclass_from_dict(cls, values, what="report", source=source)
+        return replace(report, states=dict(states))
 
 
 @dataclass
@@ -153,15 +157,17 @@ class Progress:
         return buffer.getvalue()
 
     @classmethod
-    def from_counters(cls, report: TrainingReport, data: bytes) -> Progress:
-        """Inverse of :meth:`counters`, given the report."""
-        values = torch.load(io.BytesIO(data), weights_only=True)
-        return cls(
-            report=report,
-            global_step=int(values["global_step"]),
-            generator_state=values["generator_state"],
-            use_query=bool(values["use_query"]),
-        )
+    def from_counters(cls, report: TrainingReport, data: bytes, *, source: object) -> Progress:
+        """Inverse of :meth:`counters`, given the report.
+
+        Raises:
+            CheckpointError: ``data`` (the file ``source``) is not what :meth:`counters` wrote.
+        """
+        values = load_weights_only(data, source)
+        if not isinstance(values, dict):
+            raise CheckpointError(f"{source}: corrupted training progress (not a dict)")
+        values = {**values, "report": report}
+        return dataclass_from_dict(cls, values, what="training progress", source=source)
 
 
 # ---------------------------------------------------------------------- the loop
@@ -220,7 +226,7 @@ def train_phase(
         batch_size *= system.world_config.sequence_length
     steps_per_epoch = math.ceil(len(source(0)) / batch_size)
     optimizer, scheduler = _optimizer(system, phase, steps_per_epoch)
-    loss_fn, val_fn = _phase_functions(system, phase, sequential=sequential)
+    loss_fn, val_fn = _phase_functions(system, phase, sequential=sequential, generator=generator)
     report = PhaseReport(phase)
     start, device = time.perf_counter(), system.device
     val = val.to(device)
@@ -232,6 +238,7 @@ def train_phase(
         system.use_query = True
     bar = tqdm(range(epochs), desc=f"phase {phase}", unit="epoch", disable=not progress, leave=True)
     system.train()
+    system.blm.router_shapes_reads = phase == 1
     for epoch in bar:
         _freeze_slms(system, phase, epoch)
         losses, logged, train = [], [], source(epoch).to(device)
@@ -306,18 +313,21 @@ def _steps(data: SequenceBatch | StepBatch) -> StepBatch:
 
 
 def _phase_functions(
-    system: LeWorldSystem, phase: int, *, sequential: bool
+    system: LeWorldSystem, phase: int, *, sequential: bool, generator: torch.Generator
 ) -> tuple[Callable[[Any], tuple[torch.Tensor, dict[str, torch.Tensor]]], Callable[[Any], float]]:
     """The phase's training loss and its validation loss (no gradient, in chunks).
 
     ``sequential``: the phase trains on whole sequences with the info request (phase 1 with
     ``phase1_request``, phase 2 of a system that uses the request, phase 3); otherwise on
     rows of steps. Phases 2 and 3 are validated by the next-state MSE of the system as it
-    stands (with the request or without it).
+    stands (with the request or without it). ``generator`` drops phase 1's reads
+    (``phase1_gate_dropout``; never in validation).
     """
     loss_fn = {
         1: lambda b: (
-            phase1_request_loss(system, b) if sequential else phase1_loss(system, _steps(b))
+            phase1_request_loss(system, b)
+            if sequential
+            else phase1_loss(system, _steps(b), generator)
         ),
         2: lambda b: phase2_loss(system, b if sequential else _steps(b)),
         3: lambda b: phase3_loss(system, b),
@@ -365,7 +375,13 @@ def _optimizer(
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
     cfg = system.config
     lr = getattr(cfg, f"phase{phase}_lr")
-    optimizer = torch.optim.AdamW(system.parameters(), lr=lr, weight_decay=cfg.weight_decay)
+    router = [*system.blm.router.parameters(), system.blm.router_bias]
+    routing = {id(p) for p in router}
+    groups = [
+        {"params": [p for p in system.parameters() if id(p) not in routing]},
+        {"params": router, "lr": lr * (cfg.router_lr_scale if phase > 1 else 1.0)},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=lr, weight_decay=cfg.weight_decay)
     if phase != 2:
         return optimizer, None
     cycle = max(1, cfg.phase2_restart_epochs * steps_per_epoch)

@@ -347,17 +347,29 @@ def require_values(path: Path, frame: pd.DataFrame, columns: Iterable[str]) -> N
             )
 
 
-def parse_int(path: Path, values: pd.Series, name: str) -> np.ndarray:
+def parse_int(
+    path: Path, values: pd.Series, name: str, *, minimum: int | None = None
+) -> np.ndarray:
     """Integers (``3`` or ``3.0``, up to 15 digits), shape (n_rows,) int64.
 
+    Args:
+        path: the file, named in errors.
+        values: the column, indexed by file line, shape (n_rows,).
+        name: the field.
+        minimum: the smallest value allowed (None: any).
+
     Raises:
-        DataError: at the first value that is not such an integer.
+        DataError: at the first value that is not such an integer, or is below ``minimum``.
     """
     text = values.str.strip()
     bad = ~text.str.fullmatch(_INTEGER)
     if bad.any():
         raise field_error(path, values, bad, name, "expected an integer, got {value!r}")
-    return text.astype("float64").to_numpy(dtype=np.int64)
+    numbers = text.astype("float64").to_numpy(dtype=np.int64)
+    if minimum is not None and (numbers < minimum).any():
+        problem = f"expected an integer ≥ {minimum}, got {{value!r}}"
+        raise field_error(path, values, numbers < minimum, name, problem)
+    return numbers
 
 
 def parse_flag(path: Path, values: pd.Series, name: str) -> np.ndarray:

@@ -151,13 +151,15 @@ def _undl_sessions(path: Path, frame: pd.DataFrame, dates: pd.Series) -> np.ndar
     numbered = ~(text.eq("") | text.str.upper().str.fullmatch(r"E?S-[0-9]+"))
     session = derived.copy()
     if numbered.any():
-        session[numbered.to_numpy()] = parse_int(path, frame["session"][numbered], "session")
+        session[numbered.to_numpy()] = parse_int(
+            path, frame["session"][numbered], "session", minimum=1
+        )
     return session
 
 
 def _session_from(symbols: pd.Series, dates: pd.Series) -> np.ndarray:
     """Session from a symbol such as A/RES/78/196, else from the date (sessions open in Sept)."""
-    from_symbol = pd.to_numeric(symbols.str.extract(r"^\s*A/RES/([0-9]{1,4})/")[0])
+    from_symbol = pd.to_numeric(symbols.str.extract(r"^\s*A/RES/([1-9][0-9]{0,3})/")[0])
     # Session 1 ran through 1946; from 1947 session n opens in September of year 1945 + n.
     from_date = np.maximum(dates.dt.year - 1945 - (dates.dt.month < 9).astype(int), 1)
     return from_symbol.fillna(from_date).to_numpy(dtype=np.int64)

@@ -56,7 +56,7 @@ def load_roll_call_attributes(directory: str | Path) -> pd.DataFrame:
     table = pd.DataFrame(
         {
             "rcid": parse_int(path, frame["rcid"], "rcid"),
-            "session": parse_int(path, frame["session"], "session"),
+            "session": parse_int(path, frame["session"], "session", minimum=1),
             "date": parse_dates(path, frame["date"], "date").to_numpy(),
             "symbol": frame["unres"].str.strip().to_numpy(),
             "important": parse_flag(path, frame["importantvote"], "importantvote"),

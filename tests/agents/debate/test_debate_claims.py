@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import sys
 import time
@@ -145,6 +146,31 @@ print(answers.get(first, json.dumps({{"claims": []}})))
             ),
             "a second claim of 'human rights'",
         ),
+        ("[" * 200_000 + "]" * 200_000, "did not print valid JSON .*recursion"),
+        (
+            json.dumps({"claims": [{"id": ["{id}"], "tendency": "human rights", "strength": 1}]}),
+            "field 'id' names no observation of this batch",
+        ),
+        (
+            json.dumps({"claims": [{"id": "{id}", "tendency": {"a": 1}, "strength": 1}]}),
+            "field 'tendency' names no tendency",
+        ),
+        (
+            json.dumps(
+                {
+                    "claims": [
+                        {"id": "{id}", "tendency": "human rights", "action": [], "strength": 1}
+                    ]
+                }
+            ),
+            "field 'action' must be null or one of",
+        ),
+        (
+            json.dumps(
+                {"claims": [{"id": "{id}", "tendency": "human rights", "strength": "x" * 10**6}]}
+            ),
+            r"field 'strength' must be a number in \[0, 1\], got '.{1,40}'$",
+        ),
     ],
 )
 def test_answers_that_break_the_schema_fail_only_their_batch(tmp_path, small, answer, match):
@@ -182,6 +208,36 @@ def test_no_process_of_the_command_outlives_its_batch(tmp_path, small, ending):
     fallback = compute_claims(small, tendency_agents())
     report = model.claims(small, tendency_agents(), fallback=fallback)
     assert report.answered.all() == (ending == "exit")
+    time.sleep(1.0)
+    assert not marker.exists()
+
+
+# A command that answers at once, leaving a grandchild in a session of its own (setsid),
+# orphaned (its parent exits) and off the command's pipes: no process group or tree holds it.
+DAEMON = """
+import os, sys, time
+sys.stdin.read()
+if os.fork() == 0:
+    os.setsid()
+    for fd in (0, 1, 2):
+        os.dup2(os.open(os.devnull, os.O_RDWR), fd)
+    if os.fork() == 0:
+        time.sleep(0.5)
+        open({marker!r}, "w").close()
+    os._exit(0)
+time.sleep(0.2)
+print('{{"claims": []}}')
+"""
+
+
+@pytest.mark.skipif(
+    not os.path.isdir("/proc/self"), reason="the marked processes are found in /proc"
+)
+def test_a_grandchild_that_leaves_the_session_does_not_outlive_its_batch(tmp_path, small):
+    marker = tmp_path / "marker"
+    model = ClaimModel(script(tmp_path, DAEMON.format(marker=str(marker))), timeout=20)
+    report = model.claims(small, tendency_agents())
+    assert report.answered.all()
     time.sleep(1.0)
     assert not marker.exists()
 

@@ -262,7 +262,23 @@ def test_fields_of_the_wrong_type_are_checkpoint_errors(saved_document, tmp_path
         parent = parent[key]
     parent[path[-1]] = value
     (tmp_path / "model.json").write_text(json.dumps(document))
-    with pytest.raises(CheckpointError, match="model.json: malformed debate model"):
+    with pytest.raises(CheckpointError, match="model.json: (malformed debate model|corrupted "
+                       "history)"):  # fmt: skip
+        DebateModel.load(tmp_path / "model.json")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [("converged", "no", "field 'converged' is a string, expected true or false"),
+     ("epochs_run", 2.5, "field 'epochs_run' is a number, expected an integer"),
+     ("metrics", [{"epoch": 1}], r"no field 'metrics\[0\].learning_rate'"),
+     ("validation_results", [None], r"field 'validation_results\[0\]' is null")],
+)  # fmt: skip
+def test_a_history_field_of_another_type_is_named(saved_document, tmp_path, key, value, message):
+    document = json.loads(saved_document)
+    document["history"][key] = value
+    (tmp_path / "model.json").write_text(json.dumps(document))
+    with pytest.raises(CheckpointError, match=f"model.json: corrupted history .{message}"):
         DebateModel.load(tmp_path / "model.json")
 
 

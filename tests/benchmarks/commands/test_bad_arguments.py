@@ -10,7 +10,10 @@ loaded, trained or written.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,14 +26,13 @@ from assembly_gym.benchmarks.commands import experiment as experiment_command
 from assembly_gym.benchmarks.commands.arguments import (
     ArtifactFolder,
     Number,
-    output_file,
+    OutputFile,
     output_folder,
 )
 
 COMMANDS = [p for p in subcommand_parsers(build_parser()) if "run" in p._defaults] + [
     experiments.build_parser(name) for name in experiments.EXPERIMENTS
 ]
-OUTPUTS = (output_file, output_folder)
 
 
 def _flags(takes) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:
@@ -44,7 +46,9 @@ def _id(case: tuple[argparse.ArgumentParser, argparse.Action]) -> str:
 
 
 NUMBER_FLAGS = _flags(lambda kind: isinstance(kind, Number))
-PATH_FLAGS = _flags(lambda kind: isinstance(kind, ArtifactFolder) or kind in OUTPUTS)
+PATH_FLAGS = _flags(
+    lambda kind: isinstance(kind, ArtifactFolder | OutputFile) or kind is output_folder
+)
 
 
 @pytest.fixture
@@ -148,6 +152,7 @@ def test_a_bad_number_is_one_line_and_exit_code_2(case, tmp_path, capsys, no_wor
         ["irl", "fit", "--l2", "-1"],
         ["irl", "fit", "--l2", "nan"],
         ["irl", "fit", "--l2", "inf"],
+        ["irl", "fit", "--synthetic", "--sessions", "0-3"],
         ["worldmodel", "train", "--env", "Deliberation-v0", "--members", "0"],
         ["worldmodel", "train", "--env", "Deliberation-v0", "--max-epochs", "-1"],
         ["bench", "--jobs", "0"],
@@ -169,11 +174,11 @@ def _bad_paths(kind: object, tmp_path: Path) -> dict[str, Path]:
     others = tmp_path / "others"
     others.mkdir()
     (others / "notes.txt").write_text("mine")
-    bad = {"under a file": a_file / "out"}
-    if kind is output_file:
+    bad = {"under a file": a_file / "out", "a file (the user's)": a_file}
+    if Path("/sys").is_dir():  # read-only even for root, whom os.access lets write anywhere
+        bad["on a read-only file system"] = Path("/sys/assembly-gym-test/out")
+    if isinstance(kind, OutputFile):
         bad["a folder"] = others
-    else:
-        bad["a file"] = a_file
     if isinstance(kind, ArtifactFolder):
         bad["a folder of other files"] = others
     return bad
@@ -194,8 +199,9 @@ def test_a_bad_output_path_is_one_line_and_exit_code_2(case, tmp_path, capsys, n
 def test_a_good_output_path_is_taken(case, tmp_path):
     command, action = case
     earlier = tmp_path / "earlier"  # a file, or a folder with files of an earlier save
-    if action.type is output_file:
-        earlier.write_text("old")
+    if isinstance(action.type, OutputFile):
+        if action.type.header is not None:  # without one, no file is an earlier output
+            earlier.write_bytes(action.type.header + b"old")
     else:
         earlier.mkdir()
         (earlier / "weights.bin").write_bytes(b"old")
@@ -203,8 +209,8 @@ def test_a_good_output_path_is_taken(case, tmp_path):
         manifest = {"kind": action.type.kind, "files": {"weights.bin": {}}}  # its files listed
         (earlier / action.type.manifest).write_text(json.dumps(manifest))
     (tmp_path / "empty").mkdir()
-    good = [tmp_path / "new" / "deeper", earlier]
-    if action.type is not output_file:
+    good = [tmp_path / "new" / "deeper", *([earlier] if earlier.exists() else [])]
+    if not isinstance(action.type, OutputFile):
         good.append(tmp_path / "empty")
     for path in good:
         argv = [*_required(command, tmp_path), action.option_strings[0], str(path)]
@@ -282,28 +288,49 @@ def _forbidden(name: str):
     return call
 
 
-def test_a_file_system_error_on_a_named_path_is_one_line(tmp_path, capsys, monkeypatch):
-    import assembly_gym.benchmarks.commands.irl as irl
-
-    folder = tmp_path / "model"
-
-    def refuse(args):
-        raise PermissionError(13, "Permission denied", str(folder / "reward_model.json"))
-
-    monkeypatch.setattr(irl, "run_explain", refuse)
-    line = _refused(["irl", "explain", str(folder)], capsys)
-    assert line == f"assembly-gym irl explain: error: {folder}/reward_model.json: Permission denied"
-
-
-def test_a_file_system_error_elsewhere_keeps_its_traceback(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(errno.ENOSPC, "No space left on device"),
+        PermissionError(errno.EACCES, "Permission denied", "/anywhere/model.json"),
+        OSError(errno.EROFS, "Read-only file system", "/elsewhere"),
+    ],
+    ids=["ENOSPC", "EACCES", "EROFS"],
+)
+def test_a_file_system_error_anywhere_is_one_line(error, tmp_path, capsys, monkeypatch):
     import assembly_gym.benchmarks.commands.irl as irl
 
     def fail(args):
-        raise FileNotFoundError(2, "No such file or directory", "/no/such/package/file.json")
+        raise error
 
     monkeypatch.setattr(irl, "run_explain", fail)
-    with pytest.raises(FileNotFoundError):
-        main(["irl", "explain", str(tmp_path / "model")])
+    line = _refused(["irl", "explain", str(tmp_path / "model")], capsys)
+    where = "" if error.filename is None else f"{error.filename}: "
+    assert line == f"assembly-gym irl explain: error: {where}{error.strerror}"
+
+
+def _full_disk(*args):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["irl", "fit", "--synthetic", "--kind", "linear", "--sessions", "1-3", "--quiet"],
+        ["worldmodel", "train", "--synthetic", "--env", "Deliberation-v0", "--model", "empirical",
+         "--quiet"],
+        ["debate", "train", "--synthetic", "--min-epochs", "1", "--max-epochs", "1", "--quiet"],
+        ["bench", "--quick", "--agents", "majority", "--bootstrap", "10", "--quiet"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)  # fmt: skip
+def test_a_full_disk_at_save_is_one_line(argv, tmp_path, capsys, monkeypatch):
+    """Every save is flushed to disk; a full disk refuses that flush."""
+    out = tmp_path / ("model.json" if argv[0] == "debate" else "out")
+    monkeypatch.setattr(os, "fsync", _full_disk)
+    line = _refused([*argv, "--out", str(out)], capsys)
+    assert line.endswith("error: No space left on device"), line
+    assert not out.exists()
 
 
 def test_ctrl_c_is_one_line_and_exit_code_130(capsys, monkeypatch):
@@ -315,6 +342,21 @@ def test_ctrl_c_is_one_line_and_exit_code_130(capsys, monkeypatch):
     monkeypatch.setattr(play, "run", interrupted)
     assert main(["play", "--country", "France"]) == 130
     assert capsys.readouterr().err == "assembly-gym play: interrupted\n"
+
+
+def test_ctrl_c_during_start_up_is_one_line_and_exit_code_130():
+    """SIGINT while ``irl``'s module (torch, pandas) is imported, before its flags are parsed."""
+    argv = [sys.executable, "-X", "importtime", "-m", "assembly_gym", "irl", "fit", "--help"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    for line in process.stderr:  # -X importtime: a line as each module is imported
+        if line.rstrip().endswith("assembly_gym.benchmarks.cli"):
+            process.send_signal(signal.SIGINT)
+            break
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and out == ""
+    assert err.splitlines()[-1] == "assembly-gym: interrupted"
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,19 @@ def test_unknown_agent_is_a_one_line_error(capsys):
     )
 
 
+def test_an_unknown_agent_is_refused_before_any_data_is_read(unvotes_folder, capsys, monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("data was read before --agents was checked")
+
+    monkeypatch.setattr("assembly_gym.benchmarks.suites.base.build_task", forbidden)
+    monkeypatch.setattr("assembly_gym.benchmarks.commands.bench._executor", forbidden)
+    for data in ([], ["--data", str(unvotes_folder)]):
+        assert main(["bench", "--quiet", *data, "--agents", "majority", "bogus"]) == 2
+        err = capsys.readouterr().err
+        suite = "unvotes" if data else "synthetic"
+        assert f"error: unknown agents ['bogus'] in suite {suite}; choose from" in err
+
+
 def test_an_agent_unknown_to_a_later_suite_stops_before_the_first_runs(capsys, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("a suite ran before every suite's agents were checked")
@@ -101,8 +114,8 @@ def test_out_writes_results_atomically(unvotes_folder, tmp_path, capsys, monkeyp
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "fsync", refuse)
-    with pytest.raises(OSError, match="disk full"):
-        main([*args[:-3], "random", "--out", str(out)])
+    assert main([*args[:-3], "random", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == "assembly-gym bench: error: disk full\n"
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir()] == ["results"]
 

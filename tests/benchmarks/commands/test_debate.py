@@ -9,7 +9,6 @@ import pytest
 from assembly_gym.agents.debate import DebateModel
 from assembly_gym.agents.debate.tendencies import PersonTendency
 from assembly_gym.benchmarks.cli import main
-from assembly_gym.envs.legislative.sources import default_assembly
 
 
 def test_train_on_the_synthetic_default_with_every_output_then_show(tmp_path, capsys):
@@ -81,7 +80,10 @@ def test_train_on_a_free_text_file(tmp_path, capsys):
             ["debate", "train", "--synthetic", "--country", "Atlantis", "--out", "{tmp}/m.json"],
             "unknown country 'Atlantis'",
         ),
-        (["debate", "train", "--data", "{tmp}", "--out", "{tmp}/m.json"], "no un_votes.csv.gz"),
+        (
+            ["debate", "train", "--data", "{tmp}", "--country", "France", "--out", "{tmp}/m.json"],
+            "no un_votes.csv.gz",
+        ),
         (["debate", "show", "{tmp}/absent.json"], "file not found"),
     ],
 )
@@ -94,7 +96,10 @@ def test_bad_input_ends_with_one_line_and_exit_code_2(tmp_path, capsys, argv, me
 def test_country_is_required_for_real_data_and_refused_for_text(tmp_path, capsys, monkeypatch):
     import assembly_gym.benchmarks.commands.debate as command
 
-    monkeypatch.setattr(command, "roll_call_data", lambda spec: default_assembly().data)
+    def forbidden(spec):
+        raise AssertionError("the data was read before --country was checked")
+
+    monkeypatch.setattr(command, "roll_call_data", forbidden)
     assert main(["debate", "train", "--data", "somewhere", "--out", str(tmp_path / "m.json")]) == 2
     assert "say which country to model with --country NAME" in capsys.readouterr().err
     source = tmp_path / "t.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assembly_gym.benchmarks.cli import main
-from assembly_gym.benchmarks.experiments import EXPERIMENTS, build_parser
+from assembly_gym.benchmarks.experiments import EXPERIMENTS, REPORT_HEADER, build_parser
 
 
 def test_list_names_every_experiment_with_its_description(capsys):
@@ -55,5 +55,5 @@ def test_out_also_writes_the_report_and_threads_are_restored(tmp_path, capsys):
     argv = ["experiment", "throughput", "--seconds", "0.01", "--num-envs", "2"]
     assert main([*argv, "--threads", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert out.read_text() == printed and "× CartPole-v1" in printed
+    assert out.read_text() == REPORT_HEADER + printed and "× CartPole-v1" in printed
     assert torch.get_num_threads() == before

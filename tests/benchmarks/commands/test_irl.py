@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import builtins
+import errno
 import functools
 import gzip
 import io
+import os
 import re
 import shutil
 from pathlib import Path
@@ -108,6 +110,31 @@ def test_predict_works_without_any_vote_file(
     out = tmp_path / "p.csv"
     assert _predict(fitted, folder, out, "--quiet") == 0
     assert out.stat().st_size > 0
+
+
+def test_predict_on_a_full_disk_is_one_line(
+    fitted: Path, small_unvotes_folder: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)  # every save flushes its file to disk
+    out = tmp_path / "p.csv"
+    assert _predict(fitted, small_unvotes_folder, out, "--quiet") == 2
+    assert capsys.readouterr().err == "assembly-gym irl predict: error: No space left on device\n"
+    assert not out.exists()
+
+
+def test_relative_to_is_refused_where_no_weights_table_reads_it(fitted: Path, capsys) -> None:
+    explain = ["irl", "explain", str(fitted), "--country", "Country 002", "--relative-to", "bogus"]
+    assert main(explain) == 2  # the country's effects: --relative-to would be ignored
+    printed = capsys.readouterr()
+    assert printed.out == "" and printed.err == (
+        "assembly-gym irl explain: error: --relative-to: applies to the weights table: "
+        "add --weights\n"
+    )
+    assert main([*explain, "--weights"]) == 2
+    assert "unknown action 'bogus'" in capsys.readouterr().err
 
 
 def test_bad_input_is_a_one_line_error(

@@ -148,3 +148,14 @@ def test_train_checkpoints_every_phase_and_resumes(tmp_path, capsys, monkeypatch
     assert "nothing to resume" in capsys.readouterr().err
     assert main(["leworld", "train", "--out", str(tmp_path / "none"), "--resume"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_decoy_regions_widen_c_to_describe_them(tmp_path, capsys):
+    from assembly_gym.world_models.leworld import LeWorldModel
+
+    out = tmp_path / "decoys"
+    command = ["leworld", "train", "--out", str(out), "--phases", "1", "--decoy-regions", "4"]
+    assert main([*command, *TINY[:2], "--difficulty", "hard", *TINY[4:]]) == 0
+    assert "hard, 4 decoys, random" in capsys.readouterr().out
+    world = LeWorldModel.load(out).system.world_config
+    assert world.decoy_regions == 4 and world.char_dim == 7 * (3 + 4)  # 32 pages: 5 bits + 2

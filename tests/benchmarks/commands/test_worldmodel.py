@@ -94,3 +94,32 @@ def test_errors_are_one_line_with_exit_code_2(trained, tmp_path, capsys):
 def test_train_needs_an_env(tmp_path):
     with pytest.raises(SystemExit):
         main(["worldmodel", "train", "--out", str(tmp_path)])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda m: m["simulator"].update(max_episode_steps=float("inf")),
+         "field 'max_episode_steps' is a number, expected an integer"),
+        (lambda m: m["config"].update(smoothing="x"), "field 'smoothing' is a string"),
+        (lambda m: m["config"].pop("smoothing"), "no field 'smoothing'"),
+        (lambda m: m["metadata"].update(env=["Deliberation-v0"]), "field 'env' is a list"),
+        (lambda m: m["metadata"]["split"].pop("seed"), "no field 'seed'"),
+        (lambda m: m["metadata"]["split"].update(last_train_session="60"),
+         "field 'last_train_session' is a string"),
+    ],
+    ids=["steps-infinity", "smoothing-x", "no-smoothing", "env", "no-seed", "last-session"],
+)  # fmt: skip
+def test_eval_of_tampered_metadata_is_one_line_with_exit_code_2(
+    trained, tmp_path, capsys, change, message
+):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for item in trained.iterdir():
+        (broken / item.name).write_bytes(item.read_bytes())
+    manifest = json.loads((trained / MANIFEST).read_text())
+    change(manifest)
+    (broken / MANIFEST).write_text(json.dumps(manifest))
+    assert main(["worldmodel", "eval", str(broken), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{MANIFEST}: corrupted" in err and message in err and err.count("\n") == 1

@@ -157,6 +157,45 @@ def test_agreeing_or_unknown_codes_still_match_by_name(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# Sessions are numbered from 1
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("session", ["0", "-3"])
+def test_unvotes_session_below_one_is_an_error(tmp_path: Path, session: str) -> None:
+    folder = write_unvotes(tmp_path)
+    rewrite(
+        folder / "un_roll_calls.csv.gz",
+        ROLL_CALLS.replace("4,1,", f"4,{session},"),
+        keep_mtime=False,
+    )
+    with pytest.raises(DataError) as caught:
+        load_unvotes(folder)
+    error = caught.value
+    assert Path(error.source) == folder / "un_roll_calls.csv.gz"
+    assert (error.row, error.field) == (3, "session")
+    assert f"expected an integer ≥ 1, got '{session}'" in error.problem
+
+
+@pytest.mark.parametrize(("session", "symbol"), [("0", "A/RES/78/1"), ("", "A/RES/0/1")])
+def test_undl_session_below_one_is_an_error_or_comes_from_the_date(
+    tmp_path: Path, session: str, symbol: str
+) -> None:
+    path = tmp_path / "ga.csv"
+    rows = UNDL.replace("date\n", "date,session\n").replace(
+        "2023-12-04\n", f"2023-12-04,{session}\n"
+    )
+    path.write_text(rows.replace("A/RES/78/1", symbol), encoding="utf-8")
+    if session:
+        with pytest.raises(DataError) as caught:
+            load_undl_votes(path)
+        assert (caught.value.row, caught.value.field) == (2, "session")
+        assert "expected an integer ≥ 1, got '0'" in str(caught.value)
+    else:  # a symbol of session 0 numbers no session: the date does (2023-12: session 78)
+        assert load_undl_votes(path).roll_calls["session"].tolist() == [78]
+
+
+# --------------------------------------------------------------------------------------
 # Documents: unknown stage, undated MARC date, recorded vote without country lists
 # --------------------------------------------------------------------------------------
 

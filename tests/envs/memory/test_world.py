@@ -23,6 +23,10 @@ def test_world_config_validates_itself():
     with pytest.raises(ValueError, match="pointer_chasing needs a power-of-two"):
         MemoryWorldConfig(num_words=1024, sequence_length=4, word_size=1, pointer_chasing=True)
     assert MemoryWorldConfig(num_words=2048, pointer_chasing=True).hop_block == 1
+    with pytest.raises(ValueError, match="0 with pointer_chasing"):
+        MemoryWorldConfig(num_words=2048, pointer_chasing=True, decoy_regions=1)
+    with pytest.raises(ValueError, match="char_dim must be at least 40 to describe 4"):
+        MemoryWorldConfig(decoy_regions=2)
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
@@ -65,6 +69,24 @@ def test_regions_lie_in_one_page_on_the_alignment_grid_and_c_encodes_them():
     assert np.all(np.abs(c) <= 1)
 
 
+def test_decoys_are_described_in_c_but_drive_no_step(tiny_world, explicit_mean_bits):
+    world = tiny_world(difficulty="medium", decoy_regions=2, char_dim=24)
+    episodes = world.sample_episodes(20, np.random.default_rng(0))
+    assert episodes.regions.shape == (20, 4, 3)
+    width, bits = world.config.slot_width, world.config.page_bits
+    described = episodes.c[:, : 4 * width].reshape(20, 4, width)[..., :bits] > 0
+    assert np.array_equal((described * (1 << np.arange(bits))).sum(-1), episodes.regions[..., 0])
+    for e, t in [(0, 0), (3, 2), (19, 3)]:
+        seeds = [  # the relevant regions only
+            np.where(explicit_mean_bits(world.memory, (page ^ t) * 256 + h, n) > 0.5, 1, -1)
+            for page, h, n in episodes.regions[e, :2]
+        ]
+        term = np.resize(np.mean(seeds, axis=0), world.config.state_dim)
+        np.testing.assert_allclose(episodes.memory_terms[e, t], term, atol=1e-6)
+    starts, _ = world.config.windows(episodes.regions, 0)
+    assert starts.shape == (20, 2)
+
+
 def test_still_regions_keep_their_page(tiny_world):
     world = tiny_world(hopping=False)
     regions = np.array([[[2, 16, 32]]])
@@ -104,7 +126,7 @@ def _six_calls(world, rng):
     """One episode's draws as the generator's own calls, in ``draw_episodes``' order."""
     cfg = world.config
     levels = (cfg.max_region_length - cfg.min_region_length) // cfg.region_alignment + 1
-    k, d = cfg.num_regions, cfg.state_dim
+    k, d = cfg.described_regions, cfg.state_dim
     return (
         rng.integers(0, cfg.num_pages, size=(1, k)),
         rng.integers(0, levels, size=(1, k)),
@@ -130,8 +152,9 @@ def _generators(seed):
         {"difficulty": "hard", "population": "structured"},
         {"difficulty": "hard", "num_words": 768, "hopping": False},  # 3 pages: not a power of 2
         {"difficulty": "easy", "max_region_length": 16},  # one length: integers draw nothing
+        {"difficulty": "medium", "decoy_regions": 2, "char_dim": 24},
     ],
-    ids=["easy", "medium", "hard", "3_pages", "one_length"],
+    ids=["easy", "medium", "hard", "3_pages", "one_length", "decoys"],
 )
 def test_one_episode_per_generator_draws_as_the_generators_own_calls(tiny_world, options):
     world = tiny_world(**options)

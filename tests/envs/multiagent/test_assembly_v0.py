@@ -187,6 +187,27 @@ def test_invalid_and_missing_actions_raise() -> None:
         assembly_v0.parallel_env(variant="senate")
 
 
+@pytest.mark.parametrize("variant", ["rollcall", "deliberation"])
+@pytest.mark.parametrize(
+    ("action", "shown"),
+    [(float("nan"), "nan"), (np.array([0, 1]), r"array\(\[0, 1\]\)"), (1.0, "1.0"), ("1", "'1'")],
+)
+def test_an_action_that_is_not_one_integer_names_its_agent(variant, action, shown) -> None:
+    data = SMALL if variant == "rollcall" else _small_records()
+    env = assembly_v0.parallel_env(data=data, variant=variant)
+    env.reset(seed=0)
+    actions: dict[str, Any] = dict.fromkeys(env.agents, 0)
+    agent = env.agents[-1]
+    actions[agent] = action
+    with pytest.raises(InvalidActionError, match=rf"^action {shown} of {agent} is not in Discrete"):
+        env.step(actions)
+    with pytest.raises(
+        InvalidActionError, match="actions must be a dict of agent → action, got list"
+    ):
+        env.step([0] * len(env.agents))
+    env.step(dict.fromkeys(env.agents, np.int64(0)))  # nothing moved before: the episode goes on
+
+
 def _rollout(rewards: Any, seed: int = 0, **options: Any) -> list[dict[str, float]]:
     env = assembly_v0.parallel_env(data=SMALL, rewards=rewards, **options)
     env.reset(seed=seed)
@@ -351,12 +372,15 @@ def test_deliberation_renders_the_stage_played() -> None:
 
 
 @pytest.mark.parametrize("variant", ["rollcall", "deliberation"])
-def test_reset_options_are_checked_and_a_typo_is_warned_about(variant):
+def test_reset_options_are_checked_and_a_typo_is_refused(variant):
     data = _small_data() if variant == "rollcall" else _small_records()
     env = assembly_v0.parallel_env(data=data, variant=variant)
     with pytest.raises(TypeError, match="option 'session' must be int, got str '1'"):
         env.reset(seed=0, options={"session": "1"})
-    with pytest.warns(UserWarning, match=r"reset options \['sesion'\] ignored; accepted: "):
+    with pytest.raises(
+        ValueError, match=r"unknown reset option 'sesion' \(did you mean 'session'\?\); accepted: "
+    ):
         env.reset(seed=0, options={"sesion": 1})
+    env.reset(seed=0, options={"options": 1})  # PettingZoo's API tests' probe passes
     with pytest.raises(TypeError, match="reset options must be a dict"):
         env.reset(seed=0, options=[("session", 1)])

@@ -1,15 +1,31 @@
+import io
+import json
+
 import numpy as np
 import pytest
 import torch
 
+from assembly_gym.core.errors import CheckpointError
 from assembly_gym.envs.memory import MemoryWorld, MemoryWorldConfig
 from assembly_gym.world_models.leworld import LeWorldSystem, evaluate_system, train_leworld
 from assembly_gym.world_models.leworld.baselines import MemorylessMLP, train_memoryless
 from assembly_gym.world_models.leworld.batches import SequenceBatch
 from assembly_gym.world_models.leworld.datasets import held_out_episodes, make_datasets
 from assembly_gym.world_models.leworld.evaluation import paired_difference, sequence_mse
-from assembly_gym.world_models.leworld.losses import phase1_loss, phase3_loss
-from assembly_gym.world_models.leworld.training import parse_phases, train_phase
+from assembly_gym.world_models.leworld.losses import (
+    _add_usefulness,
+    phase1_loss,
+    phase2_loss,
+    phase3_loss,
+    read_usefulness,
+)
+from assembly_gym.world_models.leworld.training import (
+    PhaseReport,
+    Progress,
+    TrainingReport,
+    parse_phases,
+    train_phase,
+)
 
 
 def test_datasets_are_seeded_and_the_test_part_stands_alone(world, tiny_config, data):
@@ -61,6 +77,56 @@ def test_phase_losses_have_their_parts(world, tiny_config, data):
     no_regions = SequenceBatch(batch.states, batch.c).steps()
     with pytest.raises(ValueError, match="regions"):
         phase1_loss(system, no_regions)
+
+
+def test_a_read_is_useful_where_it_lowers_the_error_of_its_row(world, tiny_config, data):
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
+    rows = SequenceBatch.from_episodes(data.val).steps()
+    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
+    read_dim = system.config.read_dim
+    context = world.config.state_dim + world.config.char_dim
+    with torch.no_grad():  # the BLM ignores read 1: it is never useful
+        for layer in (system.blm.trunk[0], system.blm.skip):
+            layer.weight[:, context + read_dim : context + 2 * read_dim] = 0.0
+    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
+    target = out.prediction.detach()
+    useful = read_usefulness(system, out.blm.gates, out.encoded, out.slm.confidence,
+                             (rows.s, rows.c, target))  # fmt: skip
+    assert useful.shape == (2, len(rows))
+    assert useful[1].sum() == 0 and useful[0].all()  # the target is the prediction with both
+    system = LeWorldSystem(world.config, world.memory, tiny_config(lambda_usefulness=1.0), seed=0)
+    _, parts = phase2_loss(system, rows)
+    assert 0 < parts["usefulness"] < 10
+    _, parts = phase3_loss(system, SequenceBatch.from_episodes(data.val))  # along sequences
+    assert 0 < parts["usefulness"] < 10
+
+
+def test_the_usefulness_loss_trains_the_router_and_never_moves_the_reads(
+    world, tiny_config, data
+):
+    system = LeWorldSystem(world.config, world.memory, tiny_config(), seed=0)
+    rows = SequenceBatch.from_episodes(data.val).steps()
+    out = system.step(rows.s_prev, rows.s, rows.c, rows.step)
+    parts = {"total": torch.zeros(())}
+    _add_usefulness(system, parts, out.blm.gates, out.encoded, out.slm.confidence,
+                    (rows.s, rows.c, rows.target))  # fmt: skip
+    parts["total"].backward()
+    grads = {name: p.grad for name, p in system.named_parameters()}
+    assert grads["blm.router_bias"].any()
+    moved = [name for name, g in grads.items() if g is not None and g.any()]
+    assert all(name.startswith("blm.router") for name in moved), moved
+
+
+def test_phase_1_drops_reads_only_while_training(world, tiny_config, data):
+    rows = SequenceBatch.from_episodes(data.val).steps()
+    system = LeWorldSystem(world.config, world.memory, tiny_config(phase1_gate_dropout=1.0), seed=0)
+    dropped, _ = phase1_loss(system, rows, torch.Generator().manual_seed(0))
+    kept, _ = phase1_loss(system, rows)  # validation: no generator, every read open
+    assert dropped != kept
+    reads = [p for name, p in system.named_parameters() if name.startswith("memory.")]
+    system.zero_grad()
+    dropped.backward()
+    assert reads and all(p.grad is None or not p.grad.any() for p in reads)  # no read reached
 
 
 def test_training_is_seeded_and_reports_every_phase(world, tiny_config, data):
@@ -231,3 +297,36 @@ def test_a_resumed_training_ends_where_an_uninterrupted_one_does(world, tiny_con
                   system, progress: saved.append(progress), evaluate=False)  # fmt: skip
     with pytest.raises(ValueError, match="cannot resume after phase 3"):
         train_leworld(world, config, phases=(2, 3), data=data, progress=False, resume=saved[1])
+
+
+def test_a_saved_report_and_progress_are_read_back_checked():
+    report = TrainingReport([PhaseReport(1, epochs=2, train_loss=[0.5], initial_val_loss=0.7)])
+    saved = json.loads(json.dumps(report.to_dict()))
+    assert TrainingReport.from_dict(saved, {}, source="m.json") == report
+    progress = Progress(report, global_step=5, generator_state=torch.Generator().get_state(),
+                        use_query=True)  # fmt: skip
+    again = Progress.from_counters(report, progress.counters(), source="p.pt")
+    assert again.global_step == 5 and torch.equal(again.generator_state, progress.generator_state)
+    for values, message in [
+        (None, "corrupted report .null, expected an object"),
+        ({**saved, "seconds": "x"}, "corrupted report .field 'seconds' is a string"),
+        ({**saved, "phases": [{"phase": "1"}]}, r"corrupted report .field 'phases\[0\].phase'"),
+        ({"phases": [{}]}, r"corrupted report .no field 'phases\[0\].phase'"),
+    ]:
+        with pytest.raises(CheckpointError, match=f"^m.json: {message}"):
+            TrainingReport.from_dict(values, {}, source="m.json")
+    counters = {"global_step": 1.5, "generator_state": progress.generator_state, "use_query": 1}
+    for data, message in [
+        (b"garbage", "refused: not a weights-only tensor file$"),
+        (_torch_bytes([1]), "corrupted training progress .not a dict"),
+        (_torch_bytes(counters), "field 'global_step' is a number, expected an integer"),
+        (_torch_bytes({**counters, "global_step": 1}), "field 'use_query' is an integer"),
+    ]:
+        with pytest.raises(CheckpointError, match=f"^p.pt: .*{message}"):
+            Progress.from_counters(report, data, source="p.pt")
+
+
+def _torch_bytes(value) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(value, buffer)
+    return buffer.getvalue()
