@@ -183,10 +183,11 @@ def read_usefulness(
 ) -> torch.Tensor:
     """Whether each read lowers its row's squared error, measured by closing it.
 
-    For SLM i, the BLM predicts twice from the same reads, the other gates as routed: with
-    read i and without it. The straight-through gradient of a gate (the derivative of
-    scaling its read at 1) does not tell what removing the read costs (docs/leworld.md,
-    "Routing"), so the router is taught this measured answer instead.
+    For SLM i, the BLM predicts from the same reads with read i and without it, the other
+    gates as routed (E + 1 passes: the routed one serves every SLM). The straight-through
+    gradient of a gate (the derivative of scaling its read at 1) does not tell what removing
+    the read costs (docs/leworld.md, "Routing"), so the router is taught this measured
+    answer instead.
 
     Args:
         system: the system whose BLM predicts.
@@ -200,17 +201,21 @@ def read_usefulness(
     """
     s, c, target = rows
     gates = gates.detach()
+
+    def error(routed: torch.Tensor) -> torch.Tensor:
+        blm = system.blm(s, c, encoded, confidence, temperature=system.temperature, gates=routed)
+        return ((blm.prediction - target) ** 2).mean(-1)
+
     useful = torch.empty_like(gates)
     with torch.no_grad():
+        as_routed = error(gates)  # one pass as routed, then one with each gate flipped
         for i in range(len(gates)):
-            errors = []
-            for value in (1.0, 0.0):
-                flipped = gates.clone()
-                flipped[i] = value
-                blm = system.blm(s, c, encoded, confidence, temperature=system.temperature,
-                                 gates=flipped)  # fmt: skip
-                errors.append(((blm.prediction - target) ** 2).mean(-1))
-            useful[i] = (errors[0] < errors[1]).to(useful)
+            flipped = gates.clone()
+            flipped[i] = 1.0 - gates[i]
+            other = error(flipped)
+            with_read = torch.where(gates[i] > 0, as_routed, other)
+            without = torch.where(gates[i] > 0, other, as_routed)
+            useful[i] = (with_read < without).to(useful)
     return useful
 
 
